@@ -1,0 +1,338 @@
+//! Job records: which C1, how many partitions, which are done. One table in the arena, so
+//! every process sees one truth; each job's encoded C1 sits in its own blob window, with a
+//! byte range per partition so a synthesis process reads only the partition it works on.
+//!
+//! The table is generic over bytes: the C1 types live in the stage crates. `publish_job`
+//! encodes any serde value with bincode 2 straight into shared memory.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use bincode::enc::write::SizeWriter;
+use serde::{de::DeserializeOwned, Serialize};
+
+use crate::arena::Arena;
+use crate::clock::unix_ns;
+use crate::error::ShmError;
+
+/// Most partitions one job may have (a 32/64 GiB PoRep has 10); one bit each in a u64.
+pub const MAX_PARTITIONS: usize = 64;
+const NAME_WORDS: usize = 16;
+
+#[repr(u8)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobState {
+    Free = 0,
+    /// Its writer (owner pid in the word) is filling the record and blobs.
+    Writing = 1,
+    /// Readable; partitions are being proved.
+    Active = 2,
+}
+
+/// Byte range inside the job's blob window.
+#[repr(C)]
+#[derive(Debug)]
+pub struct BlobRange {
+    pub offset: AtomicU64,
+    pub len: AtomicU64,
+}
+
+#[repr(C, align(64))]
+#[derive(Debug)]
+pub struct JobRecord {
+    /// `owner_pid:24 << 8 | JobState`, changed by CAS.
+    pub word: AtomicU64,
+    pub job_id: AtomicU64,
+    pub num_partitions: AtomicU32,
+    pub _pad: AtomicU32,
+    /// Bit p set once partition p's proof is in; set by fetch_or, so exactly once.
+    pub partitions_done: AtomicU64,
+    pub created_unix_ns: AtomicU64,
+    pub job_blob: BlobRange,
+    pub partition_blobs: [BlobRange; MAX_PARTITIONS],
+    /// The job's name (e.g. the C1 file name), UTF-8, zero padded, truncated to 128 bytes.
+    pub name: [AtomicU64; NAME_WORDS],
+}
+
+pub(crate) fn job_word(state: JobState, pid: u32) -> u64 {
+    (u64::from(pid) << 8) | state as u64
+}
+
+pub(crate) fn job_word_state(w: u64) -> (u8, u32) {
+    (w as u8, (w >> 8) as u32)
+}
+
+const BINCODE: bincode::config::Configuration = bincode::config::standard();
+
+/// One job in the table, as seen by any process.
+#[derive(Debug, Clone, Copy)]
+pub struct JobView<'a> {
+    arena: &'a Arena,
+    index: u32,
+    job_id: u64,
+}
+
+impl Arena {
+    /// Publishes a job whose C1 is already split into opaque blobs.
+    pub fn publish_job_bytes(
+        &self,
+        name: &str,
+        job: &[u8],
+        partitions: &[&[u8]],
+    ) -> Result<JobView<'_>, ShmError> {
+        self.publish_with(name, partitions.len(), |window, p| {
+            let src = match p {
+                None => job,
+                Some(i) => partitions[i],
+            };
+            let capacity = window.len() as u64;
+            let dst = window
+                .get_mut(..src.len())
+                .ok_or(ShmError::JobBlobTooLarge {
+                    needed: src.len() as u64,
+                    capacity,
+                })?;
+            dst.copy_from_slice(src);
+            Ok(src.len())
+        })
+    }
+
+    /// Publishes a job, encoding the job-level value and each partition's value with bincode
+    /// straight into the job's blob window (no intermediate buffer).
+    pub fn publish_job<J: Serialize, P: Serialize>(
+        &self,
+        name: &str,
+        job: &J,
+        partitions: &[P],
+    ) -> Result<JobView<'_>, ShmError> {
+        fn encode<T: Serialize>(v: &T, window: &mut [u8]) -> Result<usize, ShmError> {
+            let codec = |e: bincode::error::EncodeError| ShmError::Codec {
+                job_id: 0,
+                message: e.to_string(),
+            };
+            let mut size = SizeWriter::default();
+            bincode::serde::encode_into_writer(v, &mut size, BINCODE).map_err(codec)?;
+            if size.bytes_written > window.len() {
+                return Err(ShmError::JobBlobTooLarge {
+                    needed: size.bytes_written as u64,
+                    capacity: window.len() as u64,
+                });
+            }
+            bincode::serde::encode_into_slice(v, window, BINCODE).map_err(codec)
+        }
+        self.publish_with(name, partitions.len(), |window, p| match p {
+            None => encode(job, window),
+            Some(i) => encode(&partitions[i], window),
+        })
+    }
+
+    /// Claims a free record, lets `write(remaining_window, None | Some(partition))` fill the
+    /// blobs one after another, then makes the job visible.
+    fn publish_with(
+        &self,
+        name: &str,
+        num_partitions: usize,
+        mut write: impl FnMut(&mut [u8], Option<usize>) -> Result<usize, ShmError>,
+    ) -> Result<JobView<'_>, ShmError> {
+        let job_id = self.header().next_job_id.fetch_add(1, Ordering::Relaxed);
+        if num_partitions > MAX_PARTITIONS {
+            return Err(ShmError::TooManyPartitions {
+                job_id,
+                partitions: num_partitions,
+                max: MAX_PARTITIONS,
+            });
+        }
+        let pid = std::process::id();
+        let writing = job_word(JobState::Writing, pid);
+        let index = (0..self.job_capacity())
+            .find(|&i| {
+                let rec = self.job_record(i);
+                rec.word
+                    .compare_exchange(0, writing, Ordering::AcqRel, Ordering::Relaxed)
+                    .is_ok()
+            })
+            .ok_or(ShmError::JobTableFull {
+                capacity: self.job_capacity(),
+            })?;
+        let rec = self.job_record(index);
+        let (ptr, len) = self.job_blob_raw(index);
+        // SAFETY: the window is inside the mapping, and record `index` is ours (Writing with
+        // our pid): no other process reads or writes this window until we publish Active.
+        let window = unsafe { std::slice::from_raw_parts_mut(ptr, len) };
+        let mut cursor = 0usize;
+        let filled = (|| {
+            for p in std::iter::once(None).chain((0..num_partitions).map(Some)) {
+                let n = write(&mut window[cursor..], p).map_err(|e| match e {
+                    ShmError::Codec { message, .. } => ShmError::Codec { job_id, message },
+                    other => other,
+                })?;
+                let range = match p {
+                    None => &rec.job_blob,
+                    Some(i) => &rec.partition_blobs[i],
+                };
+                range.offset.store(cursor as u64, Ordering::Relaxed);
+                range.len.store(n as u64, Ordering::Relaxed);
+                cursor += n;
+            }
+            Ok::<(), ShmError>(())
+        })();
+        if let Err(e) = filled {
+            rec.word.store(0, Ordering::Release);
+            return Err(e);
+        }
+        rec.job_id.store(job_id, Ordering::Relaxed);
+        rec.num_partitions
+            .store(num_partitions as u32, Ordering::Relaxed);
+        rec.partitions_done.store(0, Ordering::Relaxed);
+        rec.created_unix_ns.store(unix_ns(), Ordering::Relaxed);
+        let mut bytes = [0u8; NAME_WORDS * 8];
+        let n = name.len().min(bytes.len());
+        bytes[..n].copy_from_slice(&name.as_bytes()[..n]);
+        for (w, chunk) in rec.name.iter().zip(bytes.chunks(8)) {
+            w.store(
+                u64::from_le_bytes(chunk.try_into().unwrap()),
+                Ordering::Relaxed,
+            );
+        }
+        // Release: everything above becomes visible to whoever sees Active.
+        rec.word
+            .store(job_word(JobState::Active, 0), Ordering::Release);
+        Ok(JobView {
+            arena: self,
+            index,
+            job_id,
+        })
+    }
+
+    /// The active job with this id.
+    pub fn job(&self, job_id: u64) -> Result<JobView<'_>, ShmError> {
+        self.active_jobs()
+            .find(|j| j.job_id == job_id)
+            .ok_or(ShmError::NoSuchJob { job_id })
+    }
+
+    /// Every job that is published and not yet retired.
+    pub fn active_jobs(&self) -> impl Iterator<Item = JobView<'_>> + '_ {
+        (0..self.job_capacity()).filter_map(move |index| {
+            let rec = self.job_record(index);
+            let (state, _) = job_word_state(rec.word.load(Ordering::Acquire));
+            (state == JobState::Active as u8).then(|| JobView {
+                arena: self,
+                index,
+                job_id: rec.job_id.load(Ordering::Relaxed),
+            })
+        })
+    }
+}
+
+impl<'a> JobView<'a> {
+    fn rec(&self) -> &'a JobRecord {
+        self.arena.job_record(self.index)
+    }
+
+    pub fn job_id(&self) -> u64 {
+        self.job_id
+    }
+
+    pub fn num_partitions(&self) -> u32 {
+        self.rec().num_partitions.load(Ordering::Relaxed)
+    }
+
+    pub fn name(&self) -> String {
+        let bytes: Vec<u8> = self
+            .rec()
+            .name
+            .iter()
+            .flat_map(|w| w.load(Ordering::Relaxed).to_le_bytes())
+            .take_while(|b| *b != 0)
+            .collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    fn blob(&self, range: &BlobRange) -> &'a [u8] {
+        let (ptr, len) = self.arena.job_blob_raw(self.index);
+        let off = range.offset.load(Ordering::Relaxed) as usize;
+        let n = range.len.load(Ordering::Relaxed) as usize;
+        assert!(
+            off + n <= len,
+            "job {} blob range out of its window",
+            self.job_id
+        );
+        // SAFETY: inside the job's window (asserted); an Active job's blobs are never written.
+        unsafe { std::slice::from_raw_parts(ptr.add(off), n) }
+    }
+
+    /// The job-level blob, in place.
+    pub fn job_blob(&self) -> &'a [u8] {
+        self.blob(&self.rec().job_blob)
+    }
+
+    /// One partition's blob, in place.
+    pub fn partition_blob(&self, partition: u32) -> Result<&'a [u8], ShmError> {
+        self.check_partition(partition)?;
+        Ok(self.blob(&self.rec().partition_blobs[partition as usize]))
+    }
+
+    pub fn decode_job<J: DeserializeOwned>(&self) -> Result<J, ShmError> {
+        self.decode(self.job_blob())
+    }
+
+    pub fn decode_partition<P: DeserializeOwned>(&self, partition: u32) -> Result<P, ShmError> {
+        self.decode(self.partition_blob(partition)?)
+    }
+
+    fn decode<T: DeserializeOwned>(&self, bytes: &[u8]) -> Result<T, ShmError> {
+        bincode::serde::decode_from_slice(bytes, BINCODE)
+            .map(|(v, _)| v)
+            .map_err(|e| ShmError::Codec {
+                job_id: self.job_id,
+                message: e.to_string(),
+            })
+    }
+
+    fn check_partition(&self, partition: u32) -> Result<(), ShmError> {
+        let partitions = self.num_partitions();
+        if partition >= partitions {
+            return Err(ShmError::NoSuchPartition {
+                job_id: self.job_id,
+                partition,
+                partitions,
+            });
+        }
+        Ok(())
+    }
+
+    /// Marks one partition done. Returns whether the job is now complete. A second mark of
+    /// the same partition is an error: each partition is proved once.
+    pub fn mark_partition_done(&self, partition: u32) -> Result<bool, ShmError> {
+        self.check_partition(partition)?;
+        let bit = 1u64 << partition;
+        let before = self.rec().partitions_done.fetch_or(bit, Ordering::AcqRel);
+        if before & bit != 0 {
+            return Err(ShmError::PartitionAlreadyDone {
+                job_id: self.job_id,
+                partition,
+            });
+        }
+        Ok((before | bit) == self.all_mask())
+    }
+
+    pub fn done_mask(&self) -> u64 {
+        self.rec().partitions_done.load(Ordering::Acquire)
+    }
+
+    pub fn is_complete(&self) -> bool {
+        self.done_mask() == self.all_mask()
+    }
+
+    fn all_mask(&self) -> u64 {
+        match self.num_partitions() {
+            64 => u64::MAX,
+            n => (1u64 << n) - 1,
+        }
+    }
+
+    /// Frees the record once the proof is written. The caller must be the job's last user.
+    pub fn retire(self) {
+        self.rec().word.store(0, Ordering::Release);
+    }
+}

@@ -1,0 +1,101 @@
+//! Recovery for the supervisor: a process died holding slots (or a half-written job).
+//!
+//! Rule: every busy slot the dead pid owned goes back to the completed state it was claimed
+//! from, with a new generation, by one CAS each. The work is then redone exactly once:
+//! the returned descriptors are announced again, any descriptor still in flight for the old
+//! generation is stale, and a late `complete` from the dead owner cannot happen.
+
+use std::sync::atomic::Ordering;
+
+use nix::errno::Errno;
+use nix::sys::signal::kill;
+use nix::unistd::Pid;
+
+use crate::arena::Arena;
+use crate::descriptor::SlotDescriptor;
+use crate::error::ShmError;
+use crate::job::{job_word_state, JobState};
+
+/// What recovery did.
+#[derive(Debug, Default, Clone)]
+pub struct RecoveryReport {
+    /// Slots put back, each as the descriptor to announce so the redo starts promptly.
+    pub returned: Vec<SlotDescriptor>,
+    /// Job records the dead pid was still writing; freed (the job was never visible).
+    pub jobs_released: u32,
+}
+
+/// Whether `pid` is gone: no such process, or a zombie nobody reaped yet.
+pub fn pid_is_dead(pid: u32) -> bool {
+    match kill(Pid::from_raw(pid as i32), None) {
+        Err(Errno::ESRCH) => true,
+        Err(_) => false, // EPERM: exists, owned by someone else
+        Ok(()) => std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| s.rsplit_once(") ").map(|(_, rest)| rest.starts_with('Z')))
+            .unwrap_or(false),
+    }
+}
+
+impl Arena {
+    /// Returns everything `pid` owned. Refuses while `pid` is alive: taking slots from a
+    /// live owner would let two processes write one slot.
+    pub fn recover_dead_owner(&self, pid: u32) -> Result<RecoveryReport, ShmError> {
+        if pid == 0 || !pid_is_dead(pid) {
+            return Err(ShmError::OwnerAlive { pid });
+        }
+        let mut report = RecoveryReport::default();
+        for slot in 0..self.slot_count() {
+            let header = self.slot_header(slot);
+            loop {
+                let w = header.load();
+                if !w.state.is_busy() || w.owner_pid != pid {
+                    break;
+                }
+                let back = w.next(w.state.last_completed(), 0);
+                if header.transition(w, back).is_ok() {
+                    report.returned.push(SlotDescriptor::new(
+                        slot,
+                        back,
+                        header.job_id.load(Ordering::Relaxed),
+                        header.partition.load(Ordering::Relaxed),
+                    ));
+                    break;
+                }
+            }
+        }
+        for index in 0..self.job_capacity() {
+            let rec = self.job_record(index);
+            let w = rec.word.load(Ordering::Acquire);
+            if job_word_state(w) == (JobState::Writing as u8, pid)
+                && rec
+                    .word
+                    .compare_exchange(w, 0, Ordering::AcqRel, Ordering::Relaxed)
+                    .is_ok()
+            {
+                report.jobs_released += 1;
+            }
+        }
+        Ok(report)
+    }
+
+    /// Recovers every owner that is dead: for a supervisor that restarted and lost track
+    /// of its children.
+    pub fn recover_orphans(&self) -> RecoveryReport {
+        let mut owners: Vec<u32> = (0..self.slot_count())
+            .map(|s| self.slot_word(s))
+            .filter(|w| w.state.is_busy())
+            .map(|w| w.owner_pid)
+            .collect();
+        owners.sort_unstable();
+        owners.dedup();
+        let mut total = RecoveryReport::default();
+        for pid in owners {
+            if let Ok(r) = self.recover_dead_owner(pid) {
+                total.returned.extend(r.returned);
+                total.jobs_released += r.jobs_released;
+            }
+        }
+        total
+    }
+}
