@@ -1,1 +1,8 @@
-pub fn x(){}
+//! cuzk-kernels: the mathematics of a Groth16 proof over BLS12-381.
+//!
+//! Layers never reach upward: `ntt` and `msm` know nothing of Groth16; `groth16`
+//! combines them; `srs` reads parameter files; `witness` fills the buffers the prover reads.
+
+pub mod witness;
+pub mod ntt;
+pub mod msm;

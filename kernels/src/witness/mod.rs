@@ -1,0 +1,14 @@
+//! Witness generation into caller-owned buffers.
+//!
+//! [`WitnessWriter`] is a bellpepper `ConstraintSystem` that synthesizes any bellperson
+//! circuit straight into [`WitnessBuffers`]: the a, b, c evaluations, the assignments and
+//! the density bitmaps. It computes exactly what bellperson's own prover records, so a
+//! proof from these buffers is the proof bellperson would make.
+
+mod buffers;
+mod shape;
+mod writer;
+
+pub use buffers::{density_bit, density_count, OwnedWitness, WitnessBuffers};
+pub use shape::CircuitShape;
+pub use writer::{synthesize_into, WitnessError, WitnessWriter};

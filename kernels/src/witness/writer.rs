@@ -1,0 +1,226 @@
+//! The constraint system that writes a witness into caller buffers.
+
+use bellpepper_core::{Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
+use blstrs::Scalar as Fr;
+use ff::Field;
+
+use super::{CircuitShape, WitnessBuffers};
+
+#[derive(Debug, thiserror::Error)]
+pub enum WitnessError {
+    #[error("circuit synthesis failed: {0}")]
+    Synthesis(#[from] SynthesisError),
+    #[error("circuit has more {what} than the buffers hold ({capacity}); the shape given does not match the circuit")]
+    ShapeExceeded { what: &'static str, capacity: usize },
+    #[error("circuit produced {got} {what}, the shape says {expected}")]
+    ShapeMismatch { what: &'static str, got: usize, expected: usize },
+    #[error("buffer `{buffer}` holds {len} elements, the shape needs {needed}")]
+    BufferTooSmall { buffer: &'static str, len: usize, needed: usize },
+}
+
+/// Synthesizes `circuit` into `bufs`, laid out for `shape`, exactly as bellperson's prover
+/// does: input 0 is ONE, then the circuit, then one constraint `input_i * 0 = 0` per input.
+/// Buffers need not be zeroed: every element the prover reads is written here.
+pub fn synthesize_into<C: Circuit<Fr>>(
+    circuit: C,
+    shape: &CircuitShape,
+    bufs: WitnessBuffers<'_>,
+) -> Result<(), WitnessError> {
+    let mut cs = WitnessWriter::new(shape, bufs)?;
+    cs.alloc_input(|| "one", || Ok(Fr::ONE))?;
+    circuit.synthesize(&mut cs)?;
+    for i in 0..cs.num_inputs {
+        cs.enforce(|| "input", |lc| lc + Variable::new_unchecked(Index::Input(i)), |lc| lc, |lc| lc);
+    }
+    cs.finish()
+}
+
+/// A `ConstraintSystem` over caller-owned buffers. Build it with [`WitnessWriter::new`],
+/// or use [`synthesize_into`], which also adds bellperson's input constraints.
+pub struct WitnessWriter<'a> {
+    bufs: WitnessBuffers<'a>,
+    shape: CircuitShape,
+    num_constraints: usize,
+    num_inputs: usize,
+    num_aux: usize,
+    /// The first overflow seen; enforce() cannot return errors, so it is reported by finish().
+    overflow: Option<WitnessError>,
+}
+
+impl<'a> WitnessWriter<'a> {
+    pub fn new(shape: &CircuitShape, bufs: WitnessBuffers<'a>) -> Result<Self, WitnessError> {
+        let domain = shape.domain_size();
+        let check = |buffer, len: usize, needed| {
+            if len < needed {
+                Err(WitnessError::BufferTooSmall { buffer, len, needed })
+            } else {
+                Ok(())
+            }
+        };
+        check("a", bufs.a.len(), domain)?;
+        check("b", bufs.b.len(), domain)?;
+        check("c", bufs.c.len(), domain)?;
+        check("inputs", bufs.inputs.len(), shape.num_inputs)?;
+        check("aux", bufs.aux.len(), shape.num_aux)?;
+        let aux_words = CircuitShape::bitmap_words(shape.num_aux);
+        check("a_aux_density", bufs.a_aux_density.len(), aux_words)?;
+        check("b_aux_density", bufs.b_aux_density.len(), aux_words)?;
+        check("b_input_density", bufs.b_input_density.len(), CircuitShape::bitmap_words(shape.num_inputs))?;
+        // Density bits are set as variables are seen: start from all clear.
+        bufs.a_aux_density[..aux_words].fill(0);
+        bufs.b_aux_density[..aux_words].fill(0);
+        bufs.b_input_density.fill(0);
+        Ok(WitnessWriter {
+            bufs,
+            shape: *shape,
+            num_constraints: 0,
+            num_inputs: 0,
+            num_aux: 0,
+            overflow: None,
+        })
+    }
+
+    /// Checks the counts against the shape and zero-pads a, b, c to the domain size.
+    pub fn finish(self) -> Result<(), WitnessError> {
+        let WitnessWriter { bufs, shape, num_constraints, num_inputs, num_aux, overflow } = self;
+        if let Some(e) = overflow {
+            return Err(e);
+        }
+        for (what, got, expected) in [
+            ("constraints", num_constraints, shape.num_constraints),
+            ("inputs", num_inputs, shape.num_inputs),
+            ("aux variables", num_aux, shape.num_aux),
+        ] {
+            if got != expected {
+                return Err(WitnessError::ShapeMismatch { what, got, expected });
+            }
+        }
+        let domain = shape.domain_size();
+        for v in [bufs.a, bufs.b, bufs.c] {
+            v[num_constraints..domain].fill(Fr::ZERO);
+        }
+        Ok(())
+    }
+
+    fn note_overflow(&mut self, what: &'static str, capacity: usize) {
+        if self.overflow.is_none() {
+            self.overflow = Some(WitnessError::ShapeExceeded { what, capacity });
+        }
+    }
+}
+
+#[inline]
+fn set_bit(bits: &mut [u64], i: usize) {
+    bits[i / 64] |= 1 << (i % 64);
+}
+
+/// Σ coeff·value over a linear combination, recording which variables occur with a
+/// non-zero coefficient. Same arithmetic as bellperson's `eval_with_trackers`: a
+/// coefficient of one costs no multiplication.
+#[inline]
+fn eval(
+    lc: &LinearCombination<Fr>,
+    inputs: &[Fr],
+    aux: &[Fr],
+    mut input_density: Option<&mut [u64]>,
+    mut aux_density: Option<&mut [u64]>,
+) -> Fr {
+    let mut acc = Fr::ZERO;
+    for (&i, coeff) in lc.iter_inputs() {
+        if coeff.is_zero_vartime() {
+            continue;
+        }
+        acc += if *coeff == Fr::ONE { inputs[i] } else { inputs[i] * coeff };
+        if let Some(d) = input_density.as_deref_mut() {
+            set_bit(d, i);
+        }
+    }
+    for (&i, coeff) in lc.iter_aux() {
+        if coeff.is_zero_vartime() {
+            continue;
+        }
+        acc += if *coeff == Fr::ONE { aux[i] } else { aux[i] * coeff };
+        if let Some(d) = aux_density.as_deref_mut() {
+            set_bit(d, i);
+        }
+    }
+    acc
+}
+
+impl ConstraintSystem<Fr> for WitnessWriter<'_> {
+    type Root = Self;
+
+    fn alloc<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Fr, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        let value = f()?;
+        let i = self.num_aux;
+        match self.bufs.aux.get_mut(i).filter(|_| i < self.shape.num_aux) {
+            Some(slot) => *slot = value,
+            None => self.note_overflow("aux variables", self.shape.num_aux),
+        }
+        self.num_aux += 1;
+        Ok(Variable::new_unchecked(Index::Aux(i)))
+    }
+
+    fn alloc_input<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Fr, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        let value = f()?;
+        let i = self.num_inputs;
+        match self.bufs.inputs.get_mut(i).filter(|_| i < self.shape.num_inputs) {
+            Some(slot) => *slot = value,
+            None => self.note_overflow("inputs", self.shape.num_inputs),
+        }
+        self.num_inputs += 1;
+        Ok(Variable::new_unchecked(Index::Input(i)))
+    }
+
+    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, a: LA, b: LB, c: LC)
+    where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        LB: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        LC: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+    {
+        let j = self.num_constraints;
+        self.num_constraints += 1;
+        if self.overflow.is_some() {
+            return;
+        }
+        if j >= self.shape.num_constraints {
+            self.note_overflow("constraints", self.shape.num_constraints);
+            return;
+        }
+        let (a, b, c) = (a(LinearCombination::zero()), b(LinearCombination::zero()), c(LinearCombination::zero()));
+        let n_in = self.num_inputs.min(self.shape.num_inputs);
+        let n_aux = self.num_aux.min(self.shape.num_aux);
+        let bufs = &mut self.bufs;
+        let (inputs, aux) = (&bufs.inputs[..n_in], &bufs.aux[..n_aux]);
+        // Inputs get full density in A (every input has its `input * 0 = 0` constraint),
+        // so A tracks aux only; C has no query of its own and tracks nothing.
+        bufs.a[j] = eval(&a, inputs, aux, None, Some(bufs.a_aux_density));
+        bufs.b[j] = eval(&b, inputs, aux, Some(bufs.b_input_density), Some(bufs.b_aux_density));
+        bufs.c[j] = eval(&c, inputs, aux, None, None);
+    }
+
+    fn push_namespace<NR, N>(&mut self, _: N)
+    where
+        NR: Into<String>,
+        N: FnOnce() -> NR,
+    {
+    }
+
+    fn pop_namespace(&mut self) {}
+
+    fn get_root(&mut self) -> &mut Self::Root {
+        self
+    }
+}
