@@ -65,3 +65,10 @@ pub fn powers(base: Fr, len: usize) -> Vec<Fr> {
     });
     out
 }
+
+impl Domain {
+    /// The forward and inverse twiddle tables (ω^i, ω^-i for i < n/2).
+    pub fn twiddles_for_tests(&self) -> (&[Fr], &[Fr]) {
+        (&self.twiddles, &self.twiddles_inv)
+    }
+}
