@@ -308,7 +308,8 @@ impl Arena {
         self.slot_header(slot).load()
     }
 
-    pub(crate) fn region_offset(&self, slot: u32, region: Region) -> u64 {
+    /// Offset of a slot region from the start of the mapping (the same in every process).
+    pub fn region_offset(&self, slot: u32, region: Region) -> u64 {
         HEADER_BYTES
             + u64::from(slot) * self.offsets.slot_stride
             + SLOT_HEADER_BYTES

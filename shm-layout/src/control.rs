@@ -193,10 +193,9 @@ impl StageSender {
 pub struct ReceiverStats {
     pub via_descriptor: Cell<u64>,
     pub via_scan: Cell<u64>,
-    /// Descriptors whose generation was no longer the slot's: ignored.
-    pub stale: Cell<u64>,
-    /// Descriptors for slots another consumer claimed first.
-    pub lost_races: Cell<u64>,
+    /// Descriptors whose (state, generation) no longer matched the slot: another consumer
+    /// claimed it first, or the descriptor was stale (e.g. from before a recovery). Ignored.
+    pub passed_over: Cell<u64>,
 }
 
 /// A claimed slot and the descriptor that led to it (`None` when found by a scan).
@@ -244,12 +243,7 @@ impl StageReceiver {
                             descriptor: Some(d),
                         }));
                     }
-                    Err(ShmError::SlotRace {
-                        found_generation, ..
-                    }) if found_generation == d.generation.wrapping_add(1) => {
-                        bump(&self.stats.lost_races)
-                    }
-                    Err(_) => bump(&self.stats.stale),
+                    Err(_) => bump(&self.stats.passed_over),
                 }
             }
             if let Some(claim) = arena.claim_any(self.stage) {
