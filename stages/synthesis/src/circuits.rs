@@ -1,0 +1,156 @@
+//! The PoRep partition circuits of one C1, built the way filecoin-proofs 19.1
+//! `seal_commit_phase2_circuit_proofs` builds them before handing them to bellperson.
+
+use blstrs::Scalar as Fr;
+use cuzk_c1::proof_type::proof_type_name;
+use cuzk_c1::C1Input;
+use filecoin_hashers::Domain;
+use filecoin_proofs::constants::DefaultPieceHasher;
+use filecoin_proofs::parameters::setup_params;
+use filecoin_proofs::{as_safe_commitment, DefaultPieceDomain, MerkleTreeTrait, VanillaSealProof};
+use storage_proofs_core::compound_proof::{self, CompoundProof};
+use storage_proofs_core::merkle::Hasher;
+use storage_proofs_porep::stacked::{self, StackedCircuit, StackedCompound, StackedDrg};
+
+use crate::error::SynthesisError;
+
+type Compound<Tree> = StackedCompound<Tree, DefaultPieceHasher>;
+type Scheme<'a, Tree> = StackedDrg<'a, Tree, DefaultPieceHasher>;
+
+/// The stacked-DRG PoRep circuit of one partition.
+pub type PorepCircuit<Tree> = StackedCircuit<Tree, DefaultPieceHasher>;
+
+/// The public inputs of the stacked-DRG proof scheme (replica id, comm_d, comm_r, seed).
+pub type PorepPublicInputs<Tree> = stacked::PublicInputs<
+    <<Tree as MerkleTreeTrait>::Hasher as Hasher>::Domain,
+    <DefaultPieceHasher as Hasher>::Domain,
+>;
+
+/// One partition's circuit with the Groth16 public inputs its proof is verified against.
+pub struct PartitionCircuit<Tree: 'static + MerkleTreeTrait> {
+    pub partition: usize,
+    pub circuit: PorepCircuit<Tree>,
+    /// The inputs after the constant ONE, in allocation order.
+    pub public_inputs: Vec<Fr>,
+}
+
+/// Everything shared by the partitions of one C1: the public parameters, the public inputs
+/// and the vanilla proofs (borrowed from the C1). Building a partition's circuit copies only
+/// that partition's vanilla proofs.
+pub struct PorepCircuits<'c, Tree: 'static + MerkleTreeTrait> {
+    c1: &'c C1Input,
+    vanilla_params: stacked::PublicParams<Tree>,
+    public_inputs: PorepPublicInputs<Tree>,
+    vanilla_proofs: &'c [Vec<VanillaSealProof<Tree>>],
+}
+
+impl<'c, Tree: 'static + MerkleTreeTrait> PorepCircuits<'c, Tree> {
+    /// Checks the C1 as `seal_commit_phase2_circuit_proofs` does and sets up the public
+    /// parameters for its proof type. `Tree` must be the shape of the C1's sector size.
+    pub fn new(c1: &'c C1Input) -> Result<Self, SynthesisError> {
+        let vanilla_proofs = c1.vanilla_proofs::<Tree>()?;
+        let invalid = |reason: &str| SynthesisError::InvalidC1 {
+            file: c1.file().to_path_buf(),
+            reason: reason.to_string(),
+        };
+        if c1.comm_d() == [0; 32] {
+            return Err(invalid("comm_d is all zero"));
+        }
+        if c1.comm_r() == [0; 32] {
+            return Err(invalid("comm_r is all zero"));
+        }
+        if c1.seed() == [0; 32] {
+            return Err(invalid("the PoRep challenge seed is all zero"));
+        }
+        if vanilla_proofs.is_empty() || vanilla_proofs.iter().any(Vec::is_empty) {
+            return Err(invalid("a partition has no vanilla proofs"));
+        }
+
+        let comm_r = as_safe_commitment(&c1.comm_r(), "comm_r")
+            .map_err(|err| invalid(&format!("comm_r: {err:#}")))?;
+        let comm_d = <DefaultPieceDomain as Domain>::try_from_bytes(&c1.comm_d())
+            .map_err(|err| invalid(&format!("comm_d: {err:#}")))?;
+        let public_inputs = stacked::PublicInputs {
+            replica_id: c1.replica_id::<Tree>(),
+            tau: Some(stacked::Tau { comm_d, comm_r }),
+            k: None,
+            seed: Some(c1.seed()),
+        };
+
+        let setup_failed = |err: anyhow::Error| SynthesisError::Setup {
+            file: c1.file().to_path_buf(),
+            proof_type: proof_type_name(c1.proof_type()),
+            reason: format!("{err:#}"),
+        };
+        let porep_config = c1.porep_config();
+        let compound_setup = compound_proof::SetupParams {
+            vanilla_params: setup_params(&porep_config).map_err(setup_failed)?,
+            partitions: Some(usize::from(porep_config.partitions)),
+            priority: false,
+        };
+        let compound_params =
+            <Compound<Tree> as CompoundProof<Scheme<'_, Tree>, _>>::setup(&compound_setup)
+                .map_err(setup_failed)?;
+
+        Ok(PorepCircuits {
+            c1,
+            vanilla_params: compound_params.vanilla_params,
+            public_inputs,
+            vanilla_proofs,
+        })
+    }
+
+    pub fn c1(&self) -> &'c C1Input {
+        self.c1
+    }
+
+    pub fn partitions(&self) -> usize {
+        self.vanilla_proofs.len()
+    }
+
+    /// Builds partition `partition`'s circuit (holding a copy of that partition's vanilla
+    /// proofs, ready to synthesize) and its public inputs. Only this one partition: a 32 GiB
+    /// partition's witness is ~16 GiB once synthesized.
+    pub fn partition(&self, partition: usize) -> Result<PartitionCircuit<Tree>, SynthesisError> {
+        let vanilla_proof =
+            self.vanilla_proofs
+                .get(partition)
+                .ok_or_else(|| SynthesisError::NoSuchPartition {
+                    file: self.c1.file().to_path_buf(),
+                    partition,
+                    partitions: self.partitions(),
+                })?;
+        let circuit = <Compound<Tree> as CompoundProof<Scheme<'_, Tree>, _>>::circuit(
+            &self.public_inputs,
+            Default::default(),
+            vanilla_proof,
+            &self.vanilla_params,
+            Some(partition),
+        )
+        .map_err(|err| SynthesisError::Circuit {
+            file: self.c1.file().to_path_buf(),
+            partition,
+            reason: format!("{err:#}"),
+        })?;
+        Ok(PartitionCircuit {
+            partition,
+            circuit,
+            public_inputs: self.public_inputs(partition)?,
+        })
+    }
+
+    /// The Groth16 public inputs of `partition`, from `StackedCompound::generate_public_inputs`
+    /// (what the verifier derives on its side).
+    pub fn public_inputs(&self, partition: usize) -> Result<Vec<Fr>, SynthesisError> {
+        Compound::<Tree>::generate_public_inputs(
+            &self.public_inputs,
+            &self.vanilla_params,
+            Some(partition),
+        )
+        .map_err(|err| SynthesisError::PublicInputs {
+            file: self.c1.file().to_path_buf(),
+            partition,
+            reason: format!("{err:#}"),
+        })
+    }
+}

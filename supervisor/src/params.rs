@@ -1,0 +1,177 @@
+//! `cuzk params generate`: random Groth16 parameters for a test sector size, written into
+//! the parameter cache under the names filecoin-proofs looks for.
+//!
+//! This does what the paramcache tool of rust-fil-proofs does: storage-proofs-core
+//! `CacheableParameters::get_param_metadata`, `get_groth_params` and `get_verifying_key` on
+//! the blank `StackedCompound` circuit with an rng, which runs bellperson's
+//! `generate_random_parameters` and writes `v28-<cache id>.{meta,params,vk}`. The files land
+//! in `FIL_PROOFS_PARAMETER_CACHE`, which `main` sets before any filecoin code runs.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use cuzk_c1::proof_type::{
+    format_sector_size, interactive_proof_type, is_production_sector_size, parse_sector_size,
+    proof_type_by_name, proof_type_name, RegisteredSealProof,
+};
+use filecoin_proofs::{constants::DefaultPieceHasher, parameters::public_params, with_shape};
+use filecoin_proofs::{MerkleTreeTrait, PoRepConfig};
+use rand::rngs::OsRng;
+use storage_proofs_core::{compound_proof::CompoundProof, parameter_cache::CacheableParameters};
+use storage_proofs_porep::stacked::{StackedCompound, StackedDrg};
+
+use crate::progress;
+
+#[derive(Debug, clap::Args)]
+pub struct GenerateArgs {
+    /// Sector size: 2KiB, 8MiB, 512MiB (32GiB and 64GiB need --allow-large).
+    #[arg(long)]
+    pub sector_size: String,
+    /// Registered proof type to generate for; defaults to the size's interactive V1_1 type.
+    /// V1 and V1_1 (and SyntheticPoRep) share one circuit; NonInteractivePoRep has its own.
+    #[arg(long)]
+    pub proof_type: Option<String>,
+    /// Parameter cache directory (sets FIL_PROOFS_PARAMETER_CACHE).
+    #[arg(long)]
+    pub param_cache: Option<PathBuf>,
+    /// Allow 32GiB and 64GiB: random parameters for them are tens of GB and prove nothing
+    /// a production verifier accepts.
+    #[arg(long)]
+    pub allow_large: bool,
+}
+
+/// The three cache files of one circuit.
+#[derive(Debug)]
+pub struct ParamFiles {
+    pub meta: PathBuf,
+    pub params: PathBuf,
+    pub vk: PathBuf,
+}
+
+/// Wall time measured for `generate_random_parameters` on the 2-core development machine
+/// (docs/params.md); shown so that an operator knows what the spinner is waiting for.
+fn expected_duration(sector_size: u64) -> Option<Duration> {
+    match sector_size {
+        2048 => Some(Duration::from_secs(9 * 60 + 14)),
+        0x80_0000 => Some(Duration::from_secs(16 * 60 + 43)),
+        0x2000_0000 => Some(Duration::from_secs(16 * 60 + 40)),
+        _ => None,
+    }
+}
+
+pub fn run(args: &GenerateArgs) -> Result<()> {
+    let proof = select_proof_type(args)?;
+    let sector_size = u64::from(proof.sector_size());
+    let config = proof.as_v1_config();
+    let files = param_files(&config)?;
+    let name = proof_type_name(proof);
+
+    if files.params.exists() && files.vk.exists() && files.meta.exists() {
+        eprintln!("parameters for {name} already present:");
+        print_files(&files)?;
+        return Ok(());
+    }
+    // An interrupted generation leaves a partial .params that filecoin-proofs would then
+    // refuse to read without regenerating; say so instead of failing later in a prover.
+    if files.params.exists() && !files.vk.exists() {
+        bail!(
+            "{} exists but its verifying key {} does not: probably left by an interrupted \
+             generation; delete it and run again",
+            files.params.display(),
+            files.vk.display()
+        );
+    }
+
+    let expected = expected_duration(sector_size)
+        .map(|d| format!("about {} on 2 cores", progress::minutes_seconds(d)))
+        .unwrap_or_else(|| "hours".to_string());
+    let spinner = progress::spinner(format!(
+        "generating random Groth16 parameters for {name} ({}; expect {expected}) into {}",
+        format_sector_size(sector_size),
+        files.params.parent().unwrap_or(Path::new(".")).display()
+    ));
+    let started = Instant::now();
+    let result = generate(&config);
+    spinner.finish_and_clear();
+    result.with_context(|| format!("generating parameters for {name}"))?;
+
+    eprintln!(
+        "generated parameters for {name} in {}:",
+        progress::minutes_seconds(started.elapsed())
+    );
+    print_files(&files)
+}
+
+fn select_proof_type(args: &GenerateArgs) -> Result<RegisteredSealProof> {
+    let Some(sector_size) = parse_sector_size(&args.sector_size) else {
+        bail!(
+            "unsupported sector size {:?}: use 2KiB, 8MiB, 512MiB, 32GiB or 64GiB",
+            args.sector_size
+        );
+    };
+    if is_production_sector_size(sector_size) && !args.allow_large {
+        bail!(
+            "refusing to generate random parameters for {}: they are tens of GB, take hours \
+             and no production verifier accepts their proofs; pass --allow-large to insist",
+            format_sector_size(sector_size)
+        );
+    }
+    let proof = match &args.proof_type {
+        Some(name) => {
+            proof_type_by_name(name).with_context(|| format!("unknown proof type {name:?}"))?
+        }
+        None => interactive_proof_type(sector_size)
+            .with_context(|| format!("no interactive proof type for {}", args.sector_size))?,
+    };
+    if u64::from(proof.sector_size()) != sector_size {
+        bail!(
+            "proof type {} is for {}, not {}",
+            proof_type_name(proof),
+            format_sector_size(u64::from(proof.sector_size())),
+            args.sector_size
+        );
+    }
+    Ok(proof)
+}
+
+fn param_files(config: &PoRepConfig) -> Result<ParamFiles> {
+    fn for_shape<Tree: 'static + MerkleTreeTrait>(config: &PoRepConfig) -> Result<ParamFiles> {
+        Ok(ParamFiles {
+            meta: config.get_cache_metadata_path::<Tree>()?,
+            params: config.get_cache_params_path::<Tree>()?,
+            vk: config.get_cache_verifying_key_path::<Tree>()?,
+        })
+    }
+    with_shape!(u64::from(config.sector_size), for_shape, config)
+}
+
+fn generate(config: &PoRepConfig) -> Result<()> {
+    with_shape!(u64::from(config.sector_size), generate_for_shape, config)
+}
+
+fn generate_for_shape<Tree: 'static + MerkleTreeTrait>(config: &PoRepConfig) -> Result<()> {
+    type Compound<Tree> = StackedCompound<Tree, DefaultPieceHasher>;
+    let public_params = public_params::<Tree>(config)?;
+    let blank_circuit = || {
+        <Compound<Tree> as CompoundProof<StackedDrg<'_, Tree, DefaultPieceHasher>, _>>::blank_circuit(
+            &public_params,
+        )
+    };
+
+    Compound::<Tree>::get_param_metadata(blank_circuit(), &public_params)?;
+    Compound::<Tree>::get_groth_params(Some(&mut OsRng), blank_circuit(), &public_params)?;
+    // Reads the verifying key out of the parameters just written and stores it alone.
+    Compound::<Tree>::get_verifying_key(Some(&mut OsRng), blank_circuit(), &public_params)?;
+    Ok(())
+}
+
+fn print_files(files: &ParamFiles) -> Result<()> {
+    for path in [&files.meta, &files.params, &files.vk] {
+        let bytes = std::fs::metadata(path)
+            .with_context(|| format!("{} was not written", path.display()))?
+            .len();
+        println!("{}\t{bytes}", path.display());
+    }
+    Ok(())
+}
