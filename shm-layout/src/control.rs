@@ -25,6 +25,13 @@ use crate::error::ShmError;
 use crate::slot::SlotClaim;
 use crate::slot_state::{SlotState, Stage};
 
+type DescriptorService = iceoryx2::service::port_factory::publish_subscribe::PortFactory<
+    ipc::Service,
+    SlotDescriptor,
+    (),
+>;
+type WakeService = iceoryx2::service::port_factory::event::PortFactory<ipc::Service>;
+
 /// Upper bounds every participant agrees on (open_or_create checks them).
 const MAX_PORTS: usize = 32;
 /// Descriptors buffered per subscriber; the oldest are dropped beyond it (safe overflow),
@@ -68,20 +75,8 @@ impl ControlPlane {
             .map_err(|e| ShmError::control("service name", e))
     }
 
-    fn ports(
-        &self,
-        state: SlotState,
-    ) -> Result<
-        (
-            iceoryx2::service::port_factory::publish_subscribe::PortFactory<
-                ipc::Service,
-                SlotDescriptor,
-                (),
-            >,
-            iceoryx2::service::port_factory::event::PortFactory<ipc::Service>,
-        ),
-        ShmError,
-    > {
+    /// The descriptor and wake-up services of one completed state.
+    fn ports(&self, state: SlotState) -> Result<(DescriptorService, WakeService), ShmError> {
         let data = self
             .node
             .service_builder(&self.service_name(state, "")?)
@@ -149,10 +144,8 @@ pub fn reap_dead_nodes(config: &Config, pid: Option<u32>) -> Result<u32, ShmErro
                 .details()
                 .as_ref()
                 .map(|d| d.process_id().value() as u32);
-            if pid.is_none() || owner == pid {
-                if view.try_remove_stale_resources().is_ok() {
-                    cleaned += 1;
-                }
+            if (pid.is_none() || owner == pid) && view.try_remove_stale_resources().is_ok() {
+                cleaned += 1;
             }
         }
         CallbackProgression::Continue

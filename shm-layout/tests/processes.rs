@@ -399,14 +399,13 @@ fn producer_waits_without_growing_when_all_slots_are_busy() {
     let len_before = std::fs::metadata(arena.path()).unwrap().len();
     let cp = ControlPlane::new(&env.name, &iceoryx_config(&env.iox_prefix()).unwrap()).unwrap();
     let free_rx = cp.receiver(Stage::Synthesis).unwrap();
+    // Fill both slots; nobody consumes them.
     for p in 0..2 {
-        let c = free_rx
+        let mut c = free_rx
             .claim_next(&arena, Duration::ZERO)
             .unwrap()
             .unwrap()
             .claim;
-        let _ = c.slot();
-        let mut c = c;
         c.set_partition(1, p);
         c.complete().unwrap();
     }

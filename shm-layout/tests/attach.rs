@@ -1,0 +1,198 @@
+//! Attaching refuses arenas this build cannot read; the single-process invariants of slots
+//! and jobs.
+
+mod common;
+
+use std::mem::offset_of;
+use std::os::unix::fs::{FileExt, PermissionsExt};
+
+use common::TestEnv;
+use cuzk_shm_layout::header::{ArenaHeader, FORMAT_VERSION};
+use cuzk_shm_layout::{Arena, PartitionShape, Region, ShmError, SlotState, Stage};
+
+fn shape() -> PartitionShape {
+    PartitionShape::new(5000, 8, 4000)
+}
+
+fn poke(path: &std::path::Path, offset: usize, bytes: &[u8]) {
+    let f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    f.write_all_at(bytes, offset as u64).unwrap();
+}
+
+#[test]
+fn attach_sees_the_creators_arena() {
+    let env = TestEnv::new("ok");
+    let a = env.create_arena(shape(), 3);
+    let mode = std::fs::metadata(a.path()).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let b = Arena::attach(a.path()).unwrap();
+    assert_eq!(b.slot_count(), 3);
+    assert_eq!(b.layout(), a.layout());
+    assert_eq!(b.header().layout_hash, a.header().layout_hash);
+    assert!(matches!(
+        Arena::create(&env.arena_config(shape(), 3)),
+        Err(ShmError::Io { .. })
+    ));
+    a.remove().unwrap();
+}
+
+#[test]
+fn different_format_version_is_refused_by_name() {
+    let env = TestEnv::new("ver");
+    let a = env.create_arena(shape(), 1);
+    poke(
+        a.path(),
+        offset_of!(ArenaHeader, format_version),
+        &(FORMAT_VERSION + 1).to_le_bytes(),
+    );
+    let err = Arena::attach(a.path()).unwrap_err();
+    assert!(
+        matches!(err, ShmError::VersionMismatch { found, expected, .. } if found == FORMAT_VERSION + 1 && expected == FORMAT_VERSION),
+        "{err}"
+    );
+    a.remove().unwrap();
+}
+
+#[test]
+fn different_layout_is_refused_by_name() {
+    let env = TestEnv::new("hash");
+    let a = env.create_arena(shape(), 1);
+    // What a build with another struct layout or region order would have written.
+    let other = a.header().layout_hash ^ 0x5a5a;
+    poke(
+        a.path(),
+        offset_of!(ArenaHeader, layout_hash),
+        &other.to_le_bytes(),
+    );
+    let err = Arena::attach(a.path()).unwrap_err();
+    assert!(
+        matches!(err, ShmError::LayoutMismatch { found, .. } if found == other),
+        "{err}"
+    );
+    println!("{err}");
+    a.remove().unwrap();
+}
+
+#[test]
+fn layout_hash_depends_on_the_shape() {
+    let env = TestEnv::new("shape");
+    let a = env.create_arena(shape(), 1);
+    let env2 = TestEnv::new("shape2");
+    let b = env2.create_arena(PartitionShape::new(5000, 8, 4001), 1);
+    assert_ne!(a.header().layout_hash, b.header().layout_hash);
+    a.remove().unwrap();
+    b.remove().unwrap();
+}
+
+#[test]
+fn truncated_arena_is_refused() {
+    let env = TestEnv::new("trunc");
+    let a = env.create_arena(shape(), 2);
+    let full = a.len();
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(a.path())
+        .unwrap();
+    f.set_len(full - 4096).unwrap();
+    let err = Arena::attach(a.path()).unwrap_err();
+    assert!(
+        matches!(err, ShmError::Truncated { expected, actual, .. } if expected == full && actual == full - 4096),
+        "{err}"
+    );
+    f.set_len(100).unwrap();
+    assert!(matches!(
+        Arena::attach(a.path()),
+        Err(ShmError::Truncated { .. })
+    ));
+    a.remove().unwrap();
+}
+
+#[test]
+fn foreign_file_is_refused() {
+    let env = TestEnv::new("magic");
+    let path = env.dir.join(format!("cuzk-{}.arena", env.name));
+    std::fs::write(&path, vec![7u8; 8192]).unwrap();
+    assert!(matches!(
+        Arena::attach(&path),
+        Err(ShmError::BadMagic { .. })
+    ));
+    std::fs::remove_file(path).unwrap();
+}
+
+#[test]
+fn a_slot_is_claimed_once_and_stale_generations_fail() {
+    let env = TestEnv::new("claim");
+    let a = env.create_arena(shape(), 1);
+    let c = a.try_claim(0, SlotState::Free, Some(0)).unwrap();
+    assert_eq!(c.state(), SlotState::Synthesizing);
+    assert!(matches!(
+        a.try_claim(0, SlotState::Free, None),
+        Err(ShmError::SlotRace {
+            found: SlotState::Synthesizing,
+            ..
+        })
+    ));
+    assert!(matches!(
+        a.try_claim(0, SlotState::Synthesizing, None),
+        Err(ShmError::NotClaimable { .. })
+    ));
+    let d = c.complete().unwrap();
+    assert_eq!((d.state(), d.generation), (Some(SlotState::Synthesized), 2));
+    assert_eq!(d.stage(), Some(Stage::HostPrep));
+    // A descriptor from generation 0 is stale now.
+    assert!(a.try_claim(0, SlotState::Synthesized, Some(0)).is_err());
+    // Dropping an unfinished claim hands the slot back with a new generation.
+    drop(a.try_claim(0, SlotState::Synthesized, Some(2)).unwrap());
+    let w = a.slot_word(0);
+    assert_eq!(
+        (w.state, w.generation, w.owner_pid),
+        (SlotState::Synthesized, 4, 0)
+    );
+    a.remove().unwrap();
+}
+
+#[test]
+fn the_copy_counter_is_real() {
+    let env = TestEnv::new("copy");
+    let a = env.create_arena(shape(), 1);
+    let c = a.claim_any(Stage::Synthesis).unwrap();
+    assert_eq!(a.bytes_copied(), 0);
+    let dump = c.copy_region_out(Region::EvalB);
+    assert_eq!(a.bytes_copied(), dump.len() as u64);
+    assert_eq!(dump.len(), 8192 * 32);
+    a.remove().unwrap();
+}
+
+#[test]
+fn job_table_limits_are_errors() {
+    let env = TestEnv::new("jobs");
+    let mut cfg = env.arena_config(shape(), 1);
+    cfg.job_capacity = 2;
+    cfg.job_blob_capacity = 4096;
+    let a = Arena::create(&cfg).unwrap();
+    let too_many = vec![0u8; 65];
+    assert!(matches!(
+        a.publish_job("x", &(), &too_many),
+        Err(ShmError::TooManyPartitions { .. })
+    ));
+    let big = vec![1u8; 5000];
+    assert!(matches!(
+        a.publish_job_bytes("x", &big, &[]),
+        Err(ShmError::JobBlobTooLarge {
+            needed: 5000,
+            capacity: 4096
+        })
+    ));
+    let j1 = a.publish_job_bytes("one", b"job", &[b"p0", b"p1"]).unwrap();
+    let j2 = a.publish_job_bytes("two", b"job", &[b"p0"]).unwrap();
+    assert_ne!(j1.job_id(), j2.job_id());
+    assert_eq!(j1.partition_blob(1).unwrap(), b"p1");
+    assert!(matches!(
+        a.publish_job_bytes("three", b"", &[]),
+        Err(ShmError::JobTableFull { capacity: 2 })
+    ));
+    j1.retire();
+    let j3 = a.publish_job_bytes("three", b"", &[]).unwrap();
+    assert!(j3.job_id() > j2.job_id(), "ids are never reused");
+    a.remove().unwrap();
+}
