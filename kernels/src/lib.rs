@@ -6,3 +6,5 @@
 pub mod witness;
 pub mod ntt;
 pub mod msm;
+pub mod srs;
+pub mod groth16;

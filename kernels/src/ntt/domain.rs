@@ -67,8 +67,9 @@ pub fn powers(base: Fr, len: usize) -> Vec<Fr> {
 }
 
 impl Domain {
-    /// The forward and inverse twiddle tables (ω^i, ω^-i for i < n/2).
-    pub fn twiddles_for_tests(&self) -> (&[Fr], &[Fr]) {
+    /// The forward and inverse twiddle tables (ω^i and ω^-i for i < n/2), for callers that
+    /// pair `dif` and `dit` themselves.
+    pub fn twiddles(&self) -> (&[Fr], &[Fr]) {
         (&self.twiddles, &self.twiddles_inv)
     }
 }
