@@ -1,9 +1,18 @@
 //! `cuzk`: the cuzk command line.
+//!
+//! Exit status: 0 on success (for `verify`: the proof is valid), 1 when `verify` finds the
+//! proof invalid, 2 on any error (the message names the file and the problem).
 
+mod fixture;
+mod ids;
 mod params;
+mod partition_prover;
 mod progress;
+mod prove;
+mod verify;
 
 use std::path::Path;
+use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
@@ -19,6 +28,13 @@ enum Command {
     /// Groth16 parameter cache.
     #[command(subcommand)]
     Params(ParamsCommand),
+    /// Prove a C1 file: a verified proof and its JSON result, or an error.
+    Prove(prove::ProveArgs),
+    /// Check a proof against its C1 with filecoin-proofs verify_seal (exit 0 valid, 1 invalid).
+    Verify(verify::VerifyArgs),
+    /// Real C1 files for tests.
+    #[command(subcommand)]
+    Fixture(FixtureCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -27,23 +43,45 @@ enum ParamsCommand {
     Generate(params::GenerateArgs),
 }
 
+#[derive(Debug, Subcommand)]
+enum FixtureCommand {
+    /// Seal a small sector with filecoin-proofs and write its C1 envelope.
+    Seal(fixture::SealArgs),
+}
+
 impl Command {
     fn param_cache(&self) -> Option<&Path> {
         match self {
             Command::Params(ParamsCommand::Generate(args)) => args.param_cache.as_deref(),
+            Command::Prove(args) => args.c1.param_cache.as_deref(),
+            Command::Verify(args) => args.c1.param_cache.as_deref(),
+            Command::Fixture(FixtureCommand::Seal(_)) => None,
         }
     }
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> ExitCode {
     let cli = Cli::parse();
-    // filecoin-proofs reads FIL_PROOFS_PARAMETER_CACHE once, into a lazily initialized
-    // SETTINGS, the first time any of its code asks: it must be set before that, and before
-    // any thread is started.
+    // filecoin-proofs reads FIL_PROOFS_PARAMETER_CACHE (and the parent cache location) once,
+    // into a lazily initialized SETTINGS, the first time any of its code asks: they must be
+    // set before that, and before any thread is started.
     if let Some(dir) = cli.command.param_cache() {
         std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", dir);
     }
-    match &cli.command {
-        Command::Params(ParamsCommand::Generate(args)) => params::run(args),
-    }
+    fixture::default_parent_cache();
+
+    let outcome = match &cli.command {
+        Command::Params(ParamsCommand::Generate(args)) => {
+            params::run(args).map(|()| ExitCode::SUCCESS)
+        }
+        Command::Prove(args) => prove::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Verify(args) => verify::run(args),
+        Command::Fixture(FixtureCommand::Seal(args)) => {
+            fixture::run(args).map(|()| ExitCode::SUCCESS)
+        }
+    };
+    outcome.unwrap_or_else(|err| {
+        eprintln!("error: {err:#}");
+        ExitCode::from(2)
+    })
 }

@@ -12,6 +12,10 @@ pub fn spinner(message: String) -> ProgressBar {
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
             .expect("the spinner template is valid"),
     );
+    if bar.is_hidden() {
+        // Not a terminal (a log, a test): one line instead of the animation.
+        eprintln!("{message} ...");
+    }
     bar.set_message(message);
     bar.enable_steady_tick(Duration::from_millis(250));
     bar

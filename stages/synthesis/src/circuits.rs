@@ -104,6 +104,11 @@ impl<'c, Tree: 'static + MerkleTreeTrait> PorepCircuits<'c, Tree> {
         self.c1
     }
 
+    /// The stacked-DRG public parameters (what the Groth16 parameters are generated for).
+    pub fn vanilla_params(&self) -> &stacked::PublicParams<Tree> {
+        &self.vanilla_params
+    }
+
     pub fn partitions(&self) -> usize {
         self.vanilla_proofs.len()
     }

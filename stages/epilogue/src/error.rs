@@ -1,0 +1,50 @@
+use std::path::PathBuf;
+
+use cuzk_c1::C1Error;
+
+#[derive(Debug, thiserror::Error)]
+pub enum EpilogueError {
+    #[error(transparent)]
+    C1(#[from] C1Error),
+
+    #[error("job {job}: {found} partition proofs, but {proof_type} has {expected} partitions")]
+    PartitionCount {
+        job: String,
+        found: usize,
+        proof_type: String,
+        expected: usize,
+    },
+
+    #[error("job {job}: partition {partition}: {reason}")]
+    MalformedPartitionProof {
+        job: String,
+        partition: usize,
+        reason: String,
+    },
+
+    #[error("job {job}: aggregating the NonInteractivePoRep partition proofs failed: {reason}")]
+    Aggregate { job: String, reason: String },
+
+    #[error("{path}: missing parameter file: the verifying key of {proof_type} is not in the parameter cache (see docs/params.md: cuzk params generate)")]
+    MissingParameterFile { path: PathBuf, proof_type: String },
+
+    #[error("{path}: unreadable parameter file (truncated or corrupt verifying key): {reason}")]
+    BadParameterFile { path: PathBuf, reason: String },
+
+    #[error("job {job}: verify_seal could not run: {reason}")]
+    VerifyFailed { job: String, reason: String },
+
+    #[error("job {job}: invalid proof: {reason}")]
+    InvalidProof {
+        job: String,
+        /// The partitions whose Groth16 proof fails on its own, when that could be told.
+        partitions: Vec<usize>,
+        reason: String,
+    },
+
+    #[error("{path}: writing the result failed: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
