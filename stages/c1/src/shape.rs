@@ -44,14 +44,21 @@ mod tests {
     }
 
     #[test]
-    fn every_supported_size_has_a_distinct_shape() {
-        let names: Vec<_> = SUPPORTED_SECTOR_SIZES
-            .iter()
-            .map(|size| with_tree_shape(*size, TreeName).expect("supported"))
-            .collect();
-        for (i, name) in names.iter().enumerate() {
-            assert!(!names[..i].contains(name), "{name} repeated");
+    fn each_size_gets_filecoin_proofs_shape_for_it() {
+        // 2 KiB, 8 MiB and 512 MiB share one shape type (SectorShapeBase); 32 and 64 GiB
+        // each have their own.
+        let expected = [
+            std::any::type_name::<SectorShape2KiB>(),
+            std::any::type_name::<SectorShape8MiB>(),
+            std::any::type_name::<SectorShape512MiB>(),
+            std::any::type_name::<SectorShape32GiB>(),
+            std::any::type_name::<SectorShape64GiB>(),
+        ];
+        for (size, expected) in SUPPORTED_SECTOR_SIZES.iter().zip(expected) {
+            assert_eq!(with_tree_shape(*size, TreeName), Some(expected));
         }
+        assert_ne!(expected[3], expected[4]);
+        assert_ne!(expected[0], expected[3]);
         assert!(with_tree_shape(4096, TreeName).is_none());
     }
 }
