@@ -416,3 +416,26 @@ fn map_file(file: &File, path: &Path, len: u64) -> Result<MmapRaw, ShmError> {
         .map_raw(file)
         .map_err(|e| ShmError::io(path, "map arena file", e))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn porep_32gib_arena_offsets_fit_u64_without_mapping() {
+        let g = ArenaGeometry {
+            shape: PartitionShape::porep_32gib(),
+            slot_count: 4,
+            job_capacity: 16,
+            job_blob_capacity: 128 << 20,
+        };
+        let slots = SlotLayout::new(&g.shape).unwrap();
+        let o = offsets(&g, &slots, 2 << 20).unwrap();
+        assert_eq!(o.slot_stride, SLOT_HEADER_BYTES + slots.data_len());
+        assert_eq!(o.jobs_offset, HEADER_BYTES + 4 * o.slot_stride);
+        assert!(o.jobs_offset > 4 * 18_700_000_000);
+        assert_eq!(o.job_blobs_offset % REGION_ALIGN, 0);
+        assert_eq!(o.total_len % (2 << 20), 0, "huge-page multiple");
+        assert!(o.total_len >= o.job_blobs_offset + 16 * (128 << 20));
+    }
+}

@@ -24,6 +24,8 @@ pub struct SlotDescriptor {
     pub sent_mono_ns: u64,
 }
 
+const _: () = assert!(std::mem::size_of::<SlotDescriptor>() == 32);
+
 impl SlotDescriptor {
     pub fn new(slot: u32, word: SlotWord, job_id: u64, partition: u32) -> Self {
         Self {

@@ -53,6 +53,9 @@ pub struct JobRecord {
     pub name: [AtomicU64; NAME_WORDS],
 }
 
+// Part of the layout hash too; spelled out so a change is a deliberate one.
+const _: () = assert!(std::mem::size_of::<JobRecord>() == 1216);
+
 pub(crate) fn job_word(state: JobState, pid: u32) -> u64 {
     (u64::from(pid) << 8) | state as u64
 }

@@ -93,11 +93,18 @@ impl SrsSegment {
         if path.exists() {
             return Ok((Self::map_existing(&path, key)?, false));
         }
-        let tmp = dir.join(format!(
-            ".{}.{}.tmp",
-            path.file_name().unwrap().to_string_lossy(),
-            std::process::id()
-        ));
+        let seg_name = path.file_name().unwrap().to_string_lossy().into_owned();
+        // We hold the lock, so any temporary segment is from a loader that died mid-fill:
+        // remove it now, or a killed 47 GB load would sit in /dev/shm for good.
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for e in entries.flatten() {
+                let n = e.file_name().to_string_lossy().into_owned();
+                if n.starts_with(&format!(".{seg_name}.")) && n.ends_with(".tmp") {
+                    let _ = std::fs::remove_file(e.path());
+                }
+            }
+        }
+        let tmp = dir.join(format!(".{seg_name}.{}.tmp", std::process::id()));
         let result = Self::fill_new(&tmp, key, len, fill).and_then(|()| {
             std::fs::rename(&tmp, &path).map_err(|e| ShmError::io(&path, "publish SRS segment", e))
         });
