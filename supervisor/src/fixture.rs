@@ -132,7 +132,7 @@ fn seal(args: &SealArgs, proof_type: cuzk_c1::RegisteredSealProof, work: &Path) 
         prover_id,
         sector_id,
         ticket,
-        &[piece_info.clone()],
+        std::slice::from_ref(&piece_info),
     )
     .context("seal_pre_commit_phase1")?;
     let pre_commit2 =

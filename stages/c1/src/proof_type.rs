@@ -97,7 +97,7 @@ pub fn format_sector_size(bytes: u64) -> String {
     const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
     UNITS
         .iter()
-        .find(|(unit, _)| bytes >= *unit && bytes % unit == 0)
+        .find(|(unit, _)| bytes >= *unit && bytes.is_multiple_of(*unit))
         .map(|(unit, name)| format!("{}{name}", bytes / unit))
         .unwrap_or_else(|| format!("{bytes}B"))
 }

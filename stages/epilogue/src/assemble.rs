@@ -45,7 +45,7 @@ impl std::fmt::Debug for PartitionProof {
 
 /// Splits proof bytes in the `MultiProof` layout back into partition proofs.
 pub fn split_partition_proofs(bytes: &[u8]) -> Option<Vec<PartitionProof>> {
-    if bytes.is_empty() || bytes.len() % PARTITION_PROOF_LEN != 0 {
+    if bytes.is_empty() || !bytes.len().is_multiple_of(PARTITION_PROOF_LEN) {
         return None;
     }
     Some(

@@ -127,7 +127,7 @@ impl<'c, Tree: 'static + MerkleTreeTrait> PorepCircuits<'c, Tree> {
                 })?;
         let circuit = <Compound<Tree> as CompoundProof<Scheme<'_, Tree>, _>>::circuit(
             &self.public_inputs,
-            Default::default(),
+            (), // StackedCircuit has no component private inputs.
             vanilla_proof,
             &self.vanilla_params,
             Some(partition),
