@@ -3,8 +3,8 @@
 //! Layers never reach upward: `ntt` and `msm` know nothing of Groth16; `groth16`
 //! combines them; `srs` reads parameter files; `witness` fills the buffers the prover reads.
 
-pub mod witness;
-pub mod ntt;
-pub mod msm;
-pub mod srs;
 pub mod groth16;
+pub mod msm;
+pub mod ntt;
+pub mod srs;
+pub mod witness;

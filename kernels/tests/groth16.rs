@@ -15,7 +15,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// Params through a real file: bellperson writes them, we read them back.
-fn params_via_file<C: Circuit<Fr> + Clone>(circuit: &C, rng: &mut ChaCha8Rng) -> (Parameters<Bls12>, Srs) {
+fn params_via_file<C: Circuit<Fr> + Clone>(
+    circuit: &C,
+    rng: &mut ChaCha8Rng,
+) -> (Parameters<Bls12>, Srs) {
     let params = bp::generate_random_parameters::<Bls12, _, _>(circuit.clone(), rng).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("test.params");
@@ -44,12 +47,22 @@ fn check_bit_exact<C: Circuit<Fr> + Clone + Send>(circuit: C, public: &[Fr], see
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (params, srs) = params_via_file(&circuit, &mut rng);
     let pvk = bp::prepare_verifying_key(&params.vk);
-    for (r, s) in [(Fr::random(&mut rng), Fr::random(&mut rng)), (Fr::ZERO, Fr::ZERO)] {
+    for (r, s) in [
+        (Fr::random(&mut rng), Fr::random(&mut rng)),
+        (Fr::ZERO, Fr::ZERO),
+    ] {
         let ours = our_proof(&circuit, &srs, r, s);
         let theirs = bp::create_proof::<Bls12, _, _>(circuit.clone(), &params, r, s).unwrap();
-        assert_eq!(ours.to_bytes().to_vec(), bellperson_bytes(&theirs), "proof bytes differ");
+        assert_eq!(
+            ours.to_bytes().to_vec(),
+            bellperson_bytes(&theirs),
+            "proof bytes differ"
+        );
         let parsed = bp::Proof::<Bls12>::read(&ours.to_bytes()[..]).unwrap();
-        assert!(bp::verify_proof(&pvk, &parsed, public).unwrap(), "bellperson rejects our proof");
+        assert!(
+            bp::verify_proof(&pvk, &parsed, public).unwrap(),
+            "bellperson rejects our proof"
+        );
     }
 }
 
@@ -63,35 +76,63 @@ fn booleans_bit_exact() {
 #[test]
 fn large_scalars_bit_exact() {
     let mut rng = ChaCha8Rng::seed_from_u64(20);
-    let c = PowerChain { x: Fr::random(&mut rng), ks: (0..2000).map(|_| Fr::random(&mut rng)).collect(), public: false, corrupt: false };
+    let c = PowerChain {
+        x: Fr::random(&mut rng),
+        ks: (0..2000).map(|_| Fr::random(&mut rng)).collect(),
+        public: false,
+        corrupt: false,
+    };
     check_bit_exact(c, &[], 21);
 }
 
 #[test]
 fn public_inputs_bit_exact() {
     let mut rng = ChaCha8Rng::seed_from_u64(30);
-    let c = PowerChain { x: Fr::random(&mut rng), ks: (0..300).map(|_| Fr::random(&mut rng)).collect(), public: true, corrupt: false };
+    let c = PowerChain {
+        x: Fr::random(&mut rng),
+        ks: (0..300).map(|_| Fr::random(&mut rng)).collect(),
+        public: true,
+        corrupt: false,
+    };
     let public = c.public_inputs();
     check_bit_exact(c, &public, 31);
 }
 
 #[test]
 fn sha256_gadget_bit_exact() {
-    check_bit_exact(ShaChain { preimage: [7u8; 32], rounds: 2 }, &[], 41);
+    check_bit_exact(
+        ShaChain {
+            preimage: [7u8; 32],
+            rounds: 2,
+        },
+        &[],
+        41,
+    );
 }
 
 #[test]
 fn wrong_witness_fails_verification() {
     let mut rng = ChaCha8Rng::seed_from_u64(50);
-    let good = PowerChain { x: Fr::random(&mut rng), ks: (0..200).map(|_| Fr::random(&mut rng)).collect(), public: true, corrupt: false };
+    let good = PowerChain {
+        x: Fr::random(&mut rng),
+        ks: (0..200).map(|_| Fr::random(&mut rng)).collect(),
+        public: true,
+        corrupt: false,
+    };
     let public = good.public_inputs();
     let (params, srs) = params_via_file(&good, &mut rng);
     let pvk = bp::prepare_verifying_key(&params.vk);
-    let bad = PowerChain { corrupt: true, ..good.clone() };
+    let bad = PowerChain {
+        corrupt: true,
+        ..good.clone()
+    };
     let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
     let proof = our_proof(&bad, &srs, r, s);
     let parsed = bp::Proof::<Bls12>::read(&proof.to_bytes()[..]).unwrap();
-    assert!(!bp::verify_proof(&pvk, &parsed, &public).unwrap(), "a proof of a wrong witness verified");
+    assert!(
+        !bp::verify_proof(&pvk, &parsed, &public).unwrap(),
+        "a proof of a wrong witness verified"
+    );
     // The honest witness, same params, does verify: the failure is the witness's.
     let proof = our_proof(&good, &srs, r, s);
     let parsed = bp::Proof::<Bls12>::read(&proof.to_bytes()[..]).unwrap();
@@ -101,9 +142,13 @@ fn wrong_witness_fails_verification() {
 #[test]
 fn params_for_another_circuit_are_refused() {
     let mut rng = ChaCha8Rng::seed_from_u64(60);
-    let small = Booleans { bits: vec![true; 100] };
+    let small = Booleans {
+        bits: vec![true; 100],
+    };
     let (_, srs) = params_via_file(&small, &mut rng);
-    let big = Booleans { bits: vec![true; 300] };
+    let big = Booleans {
+        bits: vec![true; 300],
+    };
     let shape = CircuitShape::of(big.clone()).unwrap();
     let mut w = OwnedWitness::new(shape);
     synthesize_into(big, &shape, w.buffers()).unwrap();

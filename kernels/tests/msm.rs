@@ -11,7 +11,12 @@ fn naive<A: AffinePoint>(bases: &[A], ks: &[Fr]) -> A::Projective
 where
     A::Projective: std::ops::Mul<Fr, Output = A::Projective>,
 {
-    bases.iter().zip(ks).fold(A::Projective::identity(), |acc, (p, k)| acc + p.to_curve() * *k)
+    bases
+        .iter()
+        .zip(ks)
+        .fold(A::Projective::identity(), |acc, (p, k)| {
+            acc + p.to_curve() * *k
+        })
 }
 
 fn random_g1(n: usize, rng: &mut ChaCha8Rng) -> Vec<G1Affine> {
@@ -48,7 +53,12 @@ fn pippenger_matches_naive_for_every_window_size() {
     let limbs = scalars::to_limbs_vec(&ks);
     let expect = naive(&bases, &ks);
     for c in [2, 3, 5, 8, 11, 12, 13, 16] {
-        let got = msm::msm_with(&bases, &limbs, &dense_terms(bases.len()), &WindowPlan::new(c));
+        let got = msm::msm_with(
+            &bases,
+            &limbs,
+            &dense_terms(bases.len()),
+            &WindowPlan::new(c),
+        );
         assert_eq!(got.to_affine(), expect.to_affine(), "c = {c}");
     }
 }
@@ -86,9 +96,15 @@ fn batch_sum_matches_naive() {
     let bases = random_g1(20000, &mut rng);
     // Every index twice, so pairs of equal points meet in the tree.
     let idx: Vec<u32> = (0..20000u32).chain(0..20000u32).collect();
-    let expect = bases.iter().fold(G1Projective::identity(), |a, p| a + p).double();
+    let expect = bases
+        .iter()
+        .fold(G1Projective::identity(), |a, p| a + p)
+        .double();
     assert_eq!(msm::sum_indexed(&bases, &idx), expect);
-    assert_eq!(msm::sum_indexed::<G1Affine>(&bases, &[]), G1Projective::identity());
+    assert_eq!(
+        msm::sum_indexed::<G1Affine>(&bases, &[]),
+        G1Projective::identity()
+    );
 }
 
 #[test]
@@ -97,16 +113,25 @@ fn plan_with_density_pairs_bases_with_set_bits() {
     let n = 70_000; // more than one classification chunk
     let ks = mixed_scalars(n, &mut rng);
     let density: Vec<u64> = (0..n.div_ceil(64)).map(|_| rng.gen()).collect();
-    let used: Vec<usize> = (0..n).filter(|&i| (density[i / 64] >> (i % 64)) & 1 == 1).collect();
+    let used: Vec<usize> = (0..n)
+        .filter(|&i| (density[i / 64] >> (i % 64)) & 1 == 1)
+        .collect();
     let bases = random_g1(5 + used.len(), &mut rng);
     let limbs = scalars::to_limbs_vec(&ks);
     // Five leading bases belong to another run (as inputs precede aux in the SRS).
-    let plan = MsmPlan::build(&[Query { scalars: &limbs, scalar_start: 0, base_start: 5, density: Some(&density) }]);
+    let plan = MsmPlan::build(&[Query {
+        scalars: &limbs,
+        scalar_start: 0,
+        base_start: 5,
+        density: Some(&density),
+    }]);
     assert_eq!(plan.ones.len() + plan.terms.len() + plan.zeros, used.len());
     let expect = used
         .iter()
         .enumerate()
-        .fold(G1Projective::identity(), |a, (j, &i)| a + bases[5 + j] * ks[i]);
+        .fold(G1Projective::identity(), |a, (j, &i)| {
+            a + bases[5 + j] * ks[i]
+        });
     assert_eq!(plan.execute(&bases, &limbs), expect);
 }
 
@@ -119,8 +144,18 @@ fn g2_msm_and_batch_sum() {
     G2Projective::batch_normalize(&proj, &mut bases);
     let ks = mixed_scalars(bases.len(), &mut rng);
     let limbs = scalars::to_limbs_vec(&ks);
-    let plan = MsmPlan::build(&[Query { scalars: &limbs, scalar_start: 0, base_start: 0, density: None }]);
+    let plan = MsmPlan::build(&[Query {
+        scalars: &limbs,
+        scalar_start: 0,
+        base_start: 0,
+        density: None,
+    }]);
     assert_eq!(plan.execute(&bases, &limbs), naive(&bases, &ks));
-    let got = msm::msm_with(&bases, &limbs, &dense_terms(bases.len()), &WindowPlan::new(12));
+    let got = msm::msm_with(
+        &bases,
+        &limbs,
+        &dense_terms(bases.len()),
+        &WindowPlan::new(12),
+    );
     assert_eq!(got, naive(&bases, &ks));
 }

@@ -66,8 +66,8 @@ fn dif_then_dit_needs_no_permutation() {
     let d = Domain::new(14);
     let orig = random_vec(d.n, 3);
     let mut v = orig.clone();
-    ntt::dif(&mut v, &d.twiddles().0);
-    ntt::dit(&mut v, &d.twiddles().1);
+    ntt::dif(&mut v, d.twiddles().0);
+    ntt::dit(&mut v, d.twiddles().1);
     let n = Fr::from(d.n as u64);
     assert!(v.iter().zip(&orig).all(|(a, b)| *a == *b * n));
 }

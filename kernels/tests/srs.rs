@@ -22,7 +22,13 @@ struct Fixture {
 
 fn fixture() -> Fixture {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
-    let params = bp::generate_random_parameters::<Bls12, _, _>(Booleans { bits: vec![true; 200] }, &mut rng).unwrap();
+    let params = bp::generate_random_parameters::<Bls12, _, _>(
+        Booleans {
+            bits: vec![true; 200],
+        },
+        &mut rng,
+    )
+    .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let params_path = dir.path().join("p.params");
     let vk_path = dir.path().join("p.vk");
@@ -32,7 +38,13 @@ fn fixture() -> Fixture {
     let mut vk = vec![];
     params.vk.write(&mut vk).unwrap();
     std::fs::write(&vk_path, &vk).unwrap();
-    Fixture { _dir: dir, params_path, vk_path, params, bytes }
+    Fixture {
+        _dir: dir,
+        params_path,
+        vk_path,
+        params,
+        bytes,
+    }
 }
 
 fn write_copy(f: &Fixture, name: &str, bytes: &[u8]) -> PathBuf {
@@ -63,7 +75,10 @@ fn expect_truncated(path: &Path, vector: &str) {
     match Srs::read(path, Validation::Full) {
         Err(e @ SrsError::Truncated { .. }) => {
             let msg = e.to_string();
-            assert!(msg.contains(&path.display().to_string()) && msg.contains(&format!("`{vector}`")), "{msg}");
+            assert!(
+                msg.contains(&path.display().to_string()) && msg.contains(&format!("`{vector}`")),
+                "{msg}"
+            );
             assert!(msg.contains("offset"), "{msg}");
         }
         other => panic!("expected truncation in {vector}, got {other:?}"),
@@ -75,10 +90,19 @@ fn truncated_copies_name_the_vector_and_offset() {
     let f = fixture();
     let len = f.bytes.len();
     // Cut inside the vk, inside h's points, and one byte short of the end (in b_g2).
-    expect_truncated(&write_copy(&f, "cut-vk.params", &f.bytes[..200]), "vk.beta_g2");
+    expect_truncated(
+        &write_copy(&f, "cut-vk.params", &f.bytes[..200]),
+        "vk.beta_g2",
+    );
     let h_start = 96 * 3 + 192 * 3 + 4 + 96 * f.params.vk.ic.len() + 4;
-    expect_truncated(&write_copy(&f, "cut-h.params", &f.bytes[..h_start + 500]), "h");
-    expect_truncated(&write_copy(&f, "cut-end.params", &f.bytes[..len - 1]), "b_g2");
+    expect_truncated(
+        &write_copy(&f, "cut-h.params", &f.bytes[..h_start + 500]),
+        "h",
+    );
+    expect_truncated(
+        &write_copy(&f, "cut-end.params", &f.bytes[..len - 1]),
+        "b_g2",
+    );
     expect_truncated(&write_copy(&f, "empty.params", &[]), "vk.alpha_g1");
 }
 
@@ -88,7 +112,10 @@ fn trailing_garbage_is_refused() {
     let mut bytes = f.bytes.clone();
     bytes.extend_from_slice(&[0u8; 5]);
     let err = Srs::read(&write_copy(&f, "long.params", &bytes), Validation::Trusted).unwrap_err();
-    assert!(matches!(err, SrsError::TrailingBytes { extra: 5, .. }), "{err}");
+    assert!(
+        matches!(err, SrsError::TrailingBytes { extra: 5, .. }),
+        "{err}"
+    );
 }
 
 #[test]
@@ -102,7 +129,12 @@ fn corrupted_point_names_vector_index_and_offset() {
     let path = write_copy(&f, "flip.params", &bytes);
     for v in [Validation::Full, Validation::Trusted] {
         match Srs::read(&path, v) {
-            Err(SrsError::BadPoint { vector, index, offset, .. }) => {
+            Err(SrsError::BadPoint {
+                vector,
+                index,
+                offset,
+                ..
+            }) => {
                 assert_eq!((vector, index, offset), ("h", 3, (h_start + 3 * 96) as u64));
             }
             other => panic!("expected a bad point, got {other:?}"),
@@ -134,7 +166,9 @@ fn subgroup_check_is_on_by_default_and_can_be_trusted_off() {
     bytes[h_start..h_start + 96].copy_from_slice(&off_subgroup_point().to_uncompressed());
     let path = write_copy(&f, "torsion.params", &bytes);
     match Srs::read(&path, Validation::Full) {
-        Err(e @ SrsError::BadPoint { index: 0, .. }) => assert!(e.to_string().contains("subgroup"), "{e}"),
+        Err(e @ SrsError::BadPoint { index: 0, .. }) => {
+            assert!(e.to_string().contains("subgroup"), "{e}")
+        }
         other => panic!("expected a subgroup failure, got {other:?}"),
     }
     assert!(Srs::read(&path, Validation::Trusted).is_ok());
@@ -143,5 +177,8 @@ fn subgroup_check_is_on_by_default_and_can_be_trusted_off() {
 #[test]
 fn missing_file_names_it() {
     let err = Srs::read(Path::new("/nonexistent/v28-x.params"), Validation::Full).unwrap_err();
-    assert!(err.to_string().contains("/nonexistent/v28-x.params"), "{err}");
+    assert!(
+        err.to_string().contains("/nonexistent/v28-x.params"),
+        "{err}"
+    );
 }

@@ -32,6 +32,11 @@ pub struct MsmResults {
 pub fn combine(vk: &VerifyingKey, m: &MsmResults, r: Fr, s: Fr) -> Proof {
     let a = vk.alpha_g1 + m.a + vk.delta_g1 * r;
     let b = vk.beta_g2 + m.b_g2 + vk.delta_g2 * s;
-    let c = m.a * s + m.b_g1 * r + vk.delta_g1 * (r * s) + vk.alpha_g1 * s + vk.beta_g1 * r + m.h + m.l;
-    Proof { a: a.to_affine(), b: b.to_affine(), c: c.to_affine() }
+    let c =
+        m.a * s + m.b_g1 * r + vk.delta_g1 * (r * s) + vk.alpha_g1 * s + vk.beta_g1 * r + m.h + m.l;
+    Proof {
+        a: a.to_affine(),
+        b: b.to_affine(),
+        c: c.to_affine(),
+    }
 }

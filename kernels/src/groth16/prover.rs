@@ -17,7 +17,11 @@ use crate::witness::{density_count, CircuitShape, WitnessBuffers};
 #[derive(Debug, thiserror::Error)]
 pub enum ProveError {
     #[error("parameters do not match the circuit: vector `{vector}` has {got} points, the circuit needs {expected}")]
-    ParamsMismatch { vector: &'static str, expected: usize, got: usize },
+    ParamsMismatch {
+        vector: &'static str,
+        expected: usize,
+        got: usize,
+    },
     #[error("parameters have δ at infinity (a subverted setup); refusing to prove")]
     DeltaAtInfinity,
 }
@@ -41,7 +45,11 @@ fn check(vector: &'static str, got: usize, expected: usize) -> Result<(), ProveE
     if got == expected {
         Ok(())
     } else {
-        Err(ProveError::ParamsMismatch { vector, expected, got })
+        Err(ProveError::ParamsMismatch {
+            vector,
+            expected,
+            got,
+        })
     }
 }
 
@@ -82,19 +90,44 @@ pub fn prove(
     let h = to_limbs_in_place(&mut a[..n - 1]);
     // One canonical scalar array for the whole assignment: inputs, then aux.
     let mut z: Vec<Limbs> = Vec::with_capacity(n_in + n_aux);
-    z.par_extend(w.inputs[..n_in].par_iter().chain(w.aux[..n_aux].par_iter()).map(scalars::to_limbs));
+    z.par_extend(
+        w.inputs[..n_in]
+            .par_iter()
+            .chain(w.aux[..n_aux].par_iter())
+            .map(scalars::to_limbs),
+    );
     let (z_in, z_aux) = z.split_at(n_in);
-    let dense = |scalars, scalar_start, base_start| Query { scalars, scalar_start, base_start, density: None };
+    let dense = |scalars, scalar_start, base_start| Query {
+        scalars,
+        scalar_start,
+        base_start,
+        density: None,
+    };
     let plan_h = MsmPlan::build(&[dense(h, 0, 0)]);
     let plan_l = MsmPlan::build(&[dense(z_aux, n_in, 0)]);
     let plan_a = MsmPlan::build(&[
         // Every input is in A (its `input · 0 = 0` constraint), so inputs are dense.
         dense(z_in, 0, 0),
-        Query { scalars: z_aux, scalar_start: n_in, base_start: n_in, density: Some(w.a_aux_density) },
+        Query {
+            scalars: z_aux,
+            scalar_start: n_in,
+            base_start: n_in,
+            density: Some(w.a_aux_density),
+        },
     ]);
     let plan_b = MsmPlan::build(&[
-        Query { scalars: z_in, scalar_start: 0, base_start: 0, density: Some(w.b_input_density) },
-        Query { scalars: z_aux, scalar_start: n_in, base_start: b_in, density: Some(w.b_aux_density) },
+        Query {
+            scalars: z_in,
+            scalar_start: 0,
+            base_start: 0,
+            density: Some(w.b_input_density),
+        },
+        Query {
+            scalars: z_aux,
+            scalar_start: n_in,
+            base_start: b_in,
+            density: Some(w.b_aux_density),
+        },
     ]);
     t.prep = start.elapsed();
 

@@ -44,5 +44,7 @@ pub fn tree_sum<A: AffinePoint>(mut points: Vec<A>) -> A::Projective {
         });
         points.extend(odd);
     }
-    points.iter().fold(A::Projective::identity(), |acc, p| acc + *p)
+    points
+        .iter()
+        .fold(A::Projective::identity(), |acc, p| acc + *p)
 }

@@ -47,7 +47,12 @@ impl WindowPlan {
             let m = scalars::add(&scalars::max_scalar(), &offset);
             scalars::bits(&m, top_start, 256 - top_start)
         };
-        WindowPlan { c, windows, offset, top_buckets: top_max as usize }
+        WindowPlan {
+            c,
+            windows,
+            offset,
+            top_buckets: top_max as usize,
+        }
     }
 
     /// The window size we use for `n` terms: about log2(n) − 6, which balances the n
@@ -115,7 +120,9 @@ pub fn msm_with<A: AffinePoint>(
 }
 
 /// Σ_b (b+1)·B_b for buckets B_0..B_{n−1}, via running sums from the top.
-fn reduce_buckets<A: AffinePoint>(buckets: impl DoubleEndedIterator<Item = Option<A::Projective>>) -> A::Projective {
+fn reduce_buckets<A: AffinePoint>(
+    buckets: impl DoubleEndedIterator<Item = Option<A::Projective>>,
+) -> A::Projective {
     let mut running = A::Projective::identity();
     let mut total = A::Projective::identity();
     for b in buckets.rev() {
@@ -197,7 +204,9 @@ impl<A: AffinePoint> AffineBuckets<A> {
         while !self.batch.is_empty() || !self.deferred.is_empty() {
             self.flush();
         }
-        let AffineBuckets { value, occupied, .. } = self;
+        let AffineBuckets {
+            value, occupied, ..
+        } = self;
         reduce_buckets::<A>(
             value
                 .into_iter()
@@ -225,8 +234,12 @@ impl<A: AffinePoint> AffineBuckets<A> {
 
     /// Performs the batch, then retries the deferred points once.
     fn flush(&mut self) {
-        let (value, occupied, pending, bb) =
-            (&mut self.value, &mut self.occupied, &mut self.pending, &self.batch_bucket);
+        let (value, occupied, pending, bb) = (
+            &mut self.value,
+            &mut self.occupied,
+            &mut self.pending,
+            &self.batch_bucket,
+        );
         add_pairs(&self.batch, &mut self.scratch, |t, sum| {
             let i = bb[t] as usize;
             pending[i] = false;

@@ -102,7 +102,10 @@ impl MsmPlan {
 
     /// Σ over the plan: batch addition of the ones plus Pippenger over the rest.
     pub fn execute<A: AffinePoint>(&self, bases: &[A], scalars: &[Limbs]) -> A::Projective {
-        let (ones, rest) = rayon::join(|| sum_indexed(bases, &self.ones), || msm(bases, scalars, &self.terms));
+        let (ones, rest) = rayon::join(
+            || sum_indexed(bases, &self.ones),
+            || msm(bases, scalars, &self.terms),
+        );
         ones + rest
     }
 }

@@ -26,7 +26,11 @@ pub fn coset_generator() -> Fr {
 impl Domain {
     /// The domain of size 2^log_n. Panics if log_n exceeds Fr's two-adicity (32).
     pub fn new(log_n: u32) -> Self {
-        assert!(log_n <= Fr::S, "domain 2^{log_n} exceeds Fr's 2-adicity 2^{}", Fr::S);
+        assert!(
+            log_n <= Fr::S,
+            "domain 2^{log_n} exceeds Fr's 2-adicity 2^{}",
+            Fr::S
+        );
         let n = 1usize << log_n;
         // ω = ROOT_OF_UNITY^(2^(S - log_n)) has order exactly 2^log_n.
         let mut omega = Fr::ROOT_OF_UNITY;
@@ -56,13 +60,15 @@ impl Domain {
 pub fn powers(base: Fr, len: usize) -> Vec<Fr> {
     const CHUNK: usize = 1 << 14;
     let mut out = vec![Fr::ZERO; len];
-    out.par_chunks_mut(CHUNK).enumerate().for_each(|(ci, chunk)| {
-        let mut acc = base.pow_vartime([(ci * CHUNK) as u64]);
-        for v in chunk.iter_mut() {
-            *v = acc;
-            acc *= base;
-        }
-    });
+    out.par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each(|(ci, chunk)| {
+            let mut acc = base.pow_vartime([(ci * CHUNK) as u64]);
+            for v in chunk.iter_mut() {
+                *v = acc;
+                acc *= base;
+            }
+        });
     out
 }
 

@@ -29,6 +29,8 @@ pub fn intt(data: &mut [Fr], domain: &Domain) {
 pub fn coset_ntt(data: &mut [Fr], domain: &Domain) {
     assert_eq!(data.len(), domain.n);
     let g = coset_generator();
-    data.par_iter_mut().zip(powers(g, domain.n).par_iter()).for_each(|(v, p)| *v *= p);
+    data.par_iter_mut()
+        .zip(powers(g, domain.n).par_iter())
+        .for_each(|(v, p)| *v *= p);
     ntt(data, domain);
 }

@@ -44,12 +44,18 @@ fn dif_rec(data: &mut [Fr], table: &[Fr], stride: usize) {
     };
     if n >= PAR_MIN {
         const CH: usize = 1 << 10;
-        lo.par_chunks_mut(CH).zip(hi.par_chunks_mut(CH)).enumerate().for_each(|(c, (l, h))| {
-            for (k, (u, v)) in l.iter_mut().zip(h.iter_mut()).enumerate() {
-                butterfly(c * CH + k, u, v);
-            }
-        });
-        rayon::join(|| dif_rec(lo, table, stride * 2), || dif_rec(hi, table, stride * 2));
+        lo.par_chunks_mut(CH)
+            .zip(hi.par_chunks_mut(CH))
+            .enumerate()
+            .for_each(|(c, (l, h))| {
+                for (k, (u, v)) in l.iter_mut().zip(h.iter_mut()).enumerate() {
+                    butterfly(c * CH + k, u, v);
+                }
+            });
+        rayon::join(
+            || dif_rec(lo, table, stride * 2),
+            || dif_rec(hi, table, stride * 2),
+        );
     } else {
         for (i, (u, v)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
             butterfly(i, u, v);
@@ -73,13 +79,19 @@ fn dit_rec(data: &mut [Fr], table: &[Fr], stride: usize) {
         *v = x - t;
     };
     if n >= PAR_MIN {
-        rayon::join(|| dit_rec(lo, table, stride * 2), || dit_rec(hi, table, stride * 2));
+        rayon::join(
+            || dit_rec(lo, table, stride * 2),
+            || dit_rec(hi, table, stride * 2),
+        );
         const CH: usize = 1 << 10;
-        lo.par_chunks_mut(CH).zip(hi.par_chunks_mut(CH)).enumerate().for_each(|(c, (l, h))| {
-            for (k, (u, v)) in l.iter_mut().zip(h.iter_mut()).enumerate() {
-                butterfly(c * CH + k, u, v);
-            }
-        });
+        lo.par_chunks_mut(CH)
+            .zip(hi.par_chunks_mut(CH))
+            .enumerate()
+            .for_each(|(c, (l, h))| {
+                for (k, (u, v)) in l.iter_mut().zip(h.iter_mut()).enumerate() {
+                    butterfly(c * CH + k, u, v);
+                }
+            });
     } else {
         dit_rec(lo, table, stride * 2);
         dit_rec(hi, table, stride * 2);
@@ -138,11 +150,15 @@ pub fn scale_by_powers_bitrev(data: &mut [Fr], g: Fr, c: Fr) {
     let lo_pows = super::domain::powers(g_hi_step, lo_len);
     let t_lo: Vec<Fr> = (0..lo_len).map(|lo| lo_pows[bit_reverse(lo, m)]).collect();
     let hi_pows = super::domain::powers(g, hi_len);
-    let t_hi: Vec<Fr> = (0..hi_len).map(|hi| hi_pows[bit_reverse(hi, k - m)] * c).collect();
-    data.par_chunks_mut(lo_len).enumerate().for_each(|(hi, chunk)| {
-        let f = t_hi[hi];
-        for (v, t) in chunk.iter_mut().zip(t_lo.iter()) {
-            *v *= *t * f;
-        }
-    });
+    let t_hi: Vec<Fr> = (0..hi_len)
+        .map(|hi| hi_pows[bit_reverse(hi, k - m)] * c)
+        .collect();
+    data.par_chunks_mut(lo_len)
+        .enumerate()
+        .for_each(|(hi, chunk)| {
+            let f = t_hi[hi];
+            for (v, t) in chunk.iter_mut().zip(t_lo.iter()) {
+                *v *= *t * f;
+            }
+        });
 }

@@ -25,7 +25,9 @@ pub trait FilePoint: PrimeCurveAffine + Send + Sync {
 impl FilePoint for G1Affine {
     const BYTES: usize = 96;
     fn decode_on_curve(bytes: &[u8]) -> Option<Self> {
-        Option::from(G1Affine::from_uncompressed_unchecked(bytes.try_into().ok()?))
+        Option::from(G1Affine::from_uncompressed_unchecked(
+            bytes.try_into().ok()?,
+        ))
     }
     fn in_subgroup(&self) -> bool {
         self.is_torsion_free().into()
@@ -35,7 +37,9 @@ impl FilePoint for G1Affine {
 impl FilePoint for G2Affine {
     const BYTES: usize = 192;
     fn decode_on_curve(bytes: &[u8]) -> Option<Self> {
-        Option::from(G2Affine::from_uncompressed_unchecked(bytes.try_into().ok()?))
+        Option::from(G2Affine::from_uncompressed_unchecked(
+            bytes.try_into().ok()?,
+        ))
     }
     fn in_subgroup(&self) -> bool {
         self.is_torsion_free().into()
@@ -45,14 +49,19 @@ impl FilePoint for G2Affine {
 /// What went wrong with one point, before the file and vector are attached.
 type PointFault = &'static str;
 
-fn decode_one<P: FilePoint>(bytes: &[u8], validation: Validation, allow_identity: bool) -> Result<P, PointFault> {
+fn decode_one<P: FilePoint>(
+    bytes: &[u8],
+    validation: Validation,
+    allow_identity: bool,
+) -> Result<P, PointFault> {
     if bytes[0] & COMPRESSED_FLAG != 0 {
         return Err("compressed encoding where an uncompressed point belongs");
     }
     if bytes[0] & INFINITY_FLAG != 0 && !allow_identity {
         return Err("point at infinity, which the prover cannot use");
     }
-    let p = P::decode_on_curve(bytes).ok_or("not a point on the curve (bad coordinates or flags)")?;
+    let p =
+        P::decode_on_curve(bytes).ok_or("not a point on the curve (bad coordinates or flags)")?;
     if validation == Validation::Full && !p.in_subgroup() {
         return Err("not in the prime-order subgroup");
     }

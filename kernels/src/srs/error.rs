@@ -5,11 +5,32 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum SrsError {
     #[error("{path}: cannot read parameter file: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{path}: truncated in vector `{vector}`: needs {needed} bytes at offset {offset}, file has {file_len}")]
-    Truncated { path: PathBuf, vector: &'static str, offset: u64, needed: u64, file_len: u64 },
-    #[error("{path}: invalid point {index} of vector `{vector}` at byte offset {offset}: {reason}")]
-    BadPoint { path: PathBuf, vector: &'static str, index: usize, offset: u64, reason: &'static str },
+    Truncated {
+        path: PathBuf,
+        vector: &'static str,
+        offset: u64,
+        needed: u64,
+        file_len: u64,
+    },
+    #[error(
+        "{path}: invalid point {index} of vector `{vector}` at byte offset {offset}: {reason}"
+    )]
+    BadPoint {
+        path: PathBuf,
+        vector: &'static str,
+        index: usize,
+        offset: u64,
+        reason: &'static str,
+    },
     #[error("{path}: {extra} unexpected bytes after the last vector (offset {offset})")]
-    TrailingBytes { path: PathBuf, offset: u64, extra: u64 },
+    TrailingBytes {
+        path: PathBuf,
+        offset: u64,
+        extra: u64,
+    },
 }

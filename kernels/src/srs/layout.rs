@@ -75,7 +75,12 @@ impl Cursor<'_> {
         let at = self.at as usize;
         let count = u32::from_be_bytes(self.bytes[at..at + 4].try_into().unwrap()) as usize;
         self.at += 4;
-        let span = VectorSpan { name, offset: self.at, count, point_bytes };
+        let span = VectorSpan {
+            name,
+            offset: self.at,
+            count,
+            point_bytes,
+        };
         self.need(name, count as u64 * point_bytes)?;
         self.at = span.end();
         Ok(span)
@@ -112,6 +117,16 @@ impl ParamsLayout {
                 extra: bytes.len() as u64 - end,
             });
         }
-        Ok(ParamsLayout { alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2, ic, vectors, end })
+        Ok(ParamsLayout {
+            alpha_g1,
+            beta_g1,
+            beta_g2,
+            gamma_g2,
+            delta_g1,
+            delta_g2,
+            ic,
+            vectors,
+            end,
+        })
     }
 }

@@ -55,7 +55,10 @@ pub struct Srs {
 }
 
 fn map(path: &Path) -> Result<Mmap, SrsError> {
-    let io = |source| SrsError::Io { path: path.to_path_buf(), source };
+    let io = |source| SrsError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
     let file = File::open(path).map_err(io)?;
     // SAFETY: the mapping is read-only and lives only while this function's caller decodes
     // it; parameter files are not modified in place by any Filecoin tool (they are written
@@ -63,7 +66,12 @@ fn map(path: &Path) -> Result<Mmap, SrsError> {
     unsafe { Mmap::map(&file) }.map_err(io)
 }
 
-fn read_vk(bytes: &[u8], path: &Path, layout: &ParamsLayout, v: Validation) -> Result<VerifyingKey, SrsError> {
+fn read_vk(
+    bytes: &[u8],
+    path: &Path,
+    layout: &ParamsLayout,
+    v: Validation,
+) -> Result<VerifyingKey, SrsError> {
     Ok(VerifyingKey {
         alpha_g1: decode::point_at(bytes, path, "vk.alpha_g1", layout.alpha_g1, v)?,
         beta_g1: decode::point_at(bytes, path, "vk.beta_g1", layout.beta_g1, v)?,

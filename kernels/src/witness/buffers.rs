@@ -37,7 +37,7 @@ pub fn density_bit(bits: &[u64], i: usize) -> bool {
 pub fn density_count(bits: &[u64], n: usize) -> usize {
     let full = n / 64;
     let mut count: usize = bits[..full].iter().map(|w| w.count_ones() as usize).sum();
-    if n % 64 != 0 {
+    if !n.is_multiple_of(64) {
         count += (bits[full] & ((1u64 << (n % 64)) - 1)).count_ones() as usize;
     }
     count

@@ -4,7 +4,9 @@
 //! grows a vector on the hot path and shared-memory slots can be laid out before
 //! any witness exists.
 
-use bellpepper_core::{Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
+use bellpepper_core::{
+    Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
+};
 use blstrs::Scalar as Fr;
 
 /// Counts of a circuit as the Groth16 prover sees it.
@@ -36,7 +38,10 @@ impl CircuitShape {
 
     /// log2 of the evaluation domain: the smallest power of two holding every constraint.
     pub fn domain_log2(&self) -> u32 {
-        self.num_constraints.max(1).next_power_of_two().trailing_zeros()
+        self.num_constraints
+            .max(1)
+            .next_power_of_two()
+            .trailing_zeros()
     }
 
     /// Size of the evaluation domain (a, b, c buffers are this long).

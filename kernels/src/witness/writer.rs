@@ -1,6 +1,8 @@
 //! The constraint system that writes a witness into caller buffers.
 
-use bellpepper_core::{Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
+use bellpepper_core::{
+    Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
+};
 use blstrs::Scalar as Fr;
 use ff::Field;
 
@@ -13,9 +15,17 @@ pub enum WitnessError {
     #[error("circuit has more {what} than the buffers hold ({capacity}); the shape given does not match the circuit")]
     ShapeExceeded { what: &'static str, capacity: usize },
     #[error("circuit produced {got} {what}, the shape says {expected}")]
-    ShapeMismatch { what: &'static str, got: usize, expected: usize },
+    ShapeMismatch {
+        what: &'static str,
+        got: usize,
+        expected: usize,
+    },
     #[error("buffer `{buffer}` holds {len} elements, the shape needs {needed}")]
-    BufferTooSmall { buffer: &'static str, len: usize, needed: usize },
+    BufferTooSmall {
+        buffer: &'static str,
+        len: usize,
+        needed: usize,
+    },
 }
 
 /// Synthesizes `circuit` into `bufs`, laid out for `shape`, exactly as bellperson's prover
@@ -30,7 +40,12 @@ pub fn synthesize_into<C: Circuit<Fr>>(
     cs.alloc_input(|| "one", || Ok(Fr::ONE))?;
     circuit.synthesize(&mut cs)?;
     for i in 0..cs.num_inputs {
-        cs.enforce(|| "input", |lc| lc + Variable::new_unchecked(Index::Input(i)), |lc| lc, |lc| lc);
+        cs.enforce(
+            || "input",
+            |lc| lc + Variable::new_unchecked(Index::Input(i)),
+            |lc| lc,
+            |lc| lc,
+        );
     }
     cs.finish()
 }
@@ -52,7 +67,11 @@ impl<'a> WitnessWriter<'a> {
         let domain = shape.domain_size();
         let check = |buffer, len: usize, needed| {
             if len < needed {
-                Err(WitnessError::BufferTooSmall { buffer, len, needed })
+                Err(WitnessError::BufferTooSmall {
+                    buffer,
+                    len,
+                    needed,
+                })
             } else {
                 Ok(())
             }
@@ -65,7 +84,11 @@ impl<'a> WitnessWriter<'a> {
         let aux_words = CircuitShape::bitmap_words(shape.num_aux);
         check("a_aux_density", bufs.a_aux_density.len(), aux_words)?;
         check("b_aux_density", bufs.b_aux_density.len(), aux_words)?;
-        check("b_input_density", bufs.b_input_density.len(), CircuitShape::bitmap_words(shape.num_inputs))?;
+        check(
+            "b_input_density",
+            bufs.b_input_density.len(),
+            CircuitShape::bitmap_words(shape.num_inputs),
+        )?;
         // Density bits are set as variables are seen: start from all clear.
         bufs.a_aux_density[..aux_words].fill(0);
         bufs.b_aux_density[..aux_words].fill(0);
@@ -82,7 +105,14 @@ impl<'a> WitnessWriter<'a> {
 
     /// Checks the counts against the shape and zero-pads a, b, c to the domain size.
     pub fn finish(self) -> Result<(), WitnessError> {
-        let WitnessWriter { bufs, shape, num_constraints, num_inputs, num_aux, overflow } = self;
+        let WitnessWriter {
+            bufs,
+            shape,
+            num_constraints,
+            num_inputs,
+            num_aux,
+            overflow,
+        } = self;
         if let Some(e) = overflow {
             return Err(e);
         }
@@ -92,7 +122,11 @@ impl<'a> WitnessWriter<'a> {
             ("aux variables", num_aux, shape.num_aux),
         ] {
             if got != expected {
-                return Err(WitnessError::ShapeMismatch { what, got, expected });
+                return Err(WitnessError::ShapeMismatch {
+                    what,
+                    got,
+                    expected,
+                });
             }
         }
         let domain = shape.domain_size();
@@ -130,7 +164,11 @@ fn eval(
         if coeff.is_zero_vartime() {
             continue;
         }
-        acc += if *coeff == Fr::ONE { inputs[i] } else { inputs[i] * coeff };
+        acc += if *coeff == Fr::ONE {
+            inputs[i]
+        } else {
+            inputs[i] * coeff
+        };
         if let Some(d) = input_density.as_deref_mut() {
             set_bit(d, i);
         }
@@ -139,7 +177,11 @@ fn eval(
         if coeff.is_zero_vartime() {
             continue;
         }
-        acc += if *coeff == Fr::ONE { aux[i] } else { aux[i] * coeff };
+        acc += if *coeff == Fr::ONE {
+            aux[i]
+        } else {
+            aux[i] * coeff
+        };
         if let Some(d) = aux_density.as_deref_mut() {
             set_bit(d, i);
         }
@@ -174,7 +216,12 @@ impl ConstraintSystem<Fr> for WitnessWriter<'_> {
     {
         let value = f()?;
         let i = self.num_inputs;
-        match self.bufs.inputs.get_mut(i).filter(|_| i < self.shape.num_inputs) {
+        match self
+            .bufs
+            .inputs
+            .get_mut(i)
+            .filter(|_| i < self.shape.num_inputs)
+        {
             Some(slot) => *slot = value,
             None => self.note_overflow("inputs", self.shape.num_inputs),
         }
@@ -199,7 +246,11 @@ impl ConstraintSystem<Fr> for WitnessWriter<'_> {
             self.note_overflow("constraints", self.shape.num_constraints);
             return;
         }
-        let (a, b, c) = (a(LinearCombination::zero()), b(LinearCombination::zero()), c(LinearCombination::zero()));
+        let (a, b, c) = (
+            a(LinearCombination::zero()),
+            b(LinearCombination::zero()),
+            c(LinearCombination::zero()),
+        );
         let n_in = self.num_inputs.min(self.shape.num_inputs);
         let n_aux = self.num_aux.min(self.shape.num_aux);
         let bufs = &mut self.bufs;
@@ -207,7 +258,13 @@ impl ConstraintSystem<Fr> for WitnessWriter<'_> {
         // Inputs get full density in A (every input has its `input * 0 = 0` constraint),
         // so A tracks aux only; C has no query of its own and tracks nothing.
         bufs.a[j] = eval(&a, inputs, aux, None, Some(bufs.a_aux_density));
-        bufs.b[j] = eval(&b, inputs, aux, Some(bufs.b_input_density), Some(bufs.b_aux_density));
+        bufs.b[j] = eval(
+            &b,
+            inputs,
+            aux,
+            Some(bufs.b_input_density),
+            Some(bufs.b_aux_density),
+        );
         bufs.c[j] = eval(&c, inputs, aux, None, None);
     }
 

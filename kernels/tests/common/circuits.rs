@@ -32,7 +32,12 @@ impl Circuit<Fr> for Booleans {
             }
         }
         let total = AllocatedNum::alloc(cs.namespace(|| "total"), || Ok(value))?;
-        cs.enforce(|| "sum", |lc| lc + &sum, |lc| lc + CS::one(), |lc| lc + total.get_variable());
+        cs.enforce(
+            || "sum",
+            |lc| lc + &sum,
+            |lc| lc + CS::one(),
+            |lc| lc + total.get_variable(),
+        );
         Ok(())
     }
 }
@@ -92,7 +97,12 @@ impl Circuit<Fr> for PowerChain {
         }
         if self.public {
             let out = AllocatedNum::alloc_input(cs.namespace(|| "out"), || Ok(yv))?;
-            cs.enforce(|| "out", |lc| lc + y.get_variable(), |lc| lc + CS::one(), |lc| lc + out.get_variable());
+            cs.enforce(
+                || "out",
+                |lc| lc + y.get_variable(),
+                |lc| lc + CS::one(),
+                |lc| lc + out.get_variable(),
+            );
         }
         Ok(())
     }
@@ -111,7 +121,8 @@ impl Circuit<Fr> for ShaChain {
         let mut bits: Vec<Boolean> = (0..256)
             .map(|i| {
                 let bit = (self.preimage[i / 8] >> (7 - i % 8)) & 1 == 1;
-                AllocatedBit::alloc(cs.namespace(|| format!("pre {i}")), Some(bit)).map(Boolean::from)
+                AllocatedBit::alloc(cs.namespace(|| format!("pre {i}")), Some(bit))
+                    .map(Boolean::from)
             })
             .collect::<Result<_, _>>()?;
         for r in 0..self.rounds {
