@@ -196,3 +196,32 @@ fn job_table_limits_are_errors() {
     assert!(j3.job_id() > j2.job_id(), "ids are never reused");
     a.remove().unwrap();
 }
+
+#[test]
+fn orphans_of_dead_owners_go_back_one_state() {
+    use std::sync::atomic::Ordering;
+    let env = TestEnv::new("orphan");
+    let a = env.create_arena(shape(), 3);
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    gone.wait().unwrap();
+    let dead = gone.id();
+    // As if `dead` had claimed slot 1 for the GPU stage and died.
+    let w = cuzk_shm_layout::SlotWord {
+        state: SlotState::Proving,
+        owner_pid: dead,
+        generation: 5,
+    };
+    a.slot_header(1).word.store(w.pack(), Ordering::Release);
+    // A live owner (this process) is left alone.
+    let mine = a.try_claim(2, SlotState::Free, None).unwrap();
+    let report = a.recover_orphans();
+    assert_eq!(report.returned.len(), 1);
+    let back = a.slot_word(1);
+    assert_eq!(
+        (back.state, back.generation, back.owner_pid),
+        (SlotState::Prepped, 6, 0)
+    );
+    assert_eq!(a.slot_word(2).state, SlotState::Synthesizing);
+    drop(mine);
+    a.remove().unwrap();
+}
