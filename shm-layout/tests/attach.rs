@@ -125,6 +125,12 @@ fn a_slot_is_claimed_once_and_stale_generations_fail() {
     let a = env.create_arena(shape(), 1);
     let c = a.try_claim(0, SlotState::Free, Some(0)).unwrap();
     assert_eq!(c.state(), SlotState::Synthesizing);
+    let entered = &a.slot_header(0).entered_unix_ns[SlotState::Synthesizing as usize];
+    assert!(
+        entered.load(std::sync::atomic::Ordering::Relaxed) > 0,
+        "per-state timestamp"
+    );
+    assert_eq!(a.slot_word(0).owner_pid, std::process::id());
     assert!(matches!(
         a.try_claim(0, SlotState::Free, None),
         Err(ShmError::SlotRace {
