@@ -117,7 +117,7 @@ fn main() {
         // cuzk: synthesis into our buffers + our prover.
         let t = Instant::now();
         let mut w = OwnedWitness::new(shape);
-        synthesize_into(circuit.clone(), &shape, w.buffers()).unwrap();
+        let shape = synthesize_into(circuit.clone(), &shape, w.buffers()).unwrap();
         let synth = t.elapsed();
         let (proof, timings) = groth16::prove(&srs, &shape, w.buffers(), r, s).unwrap();
         let our_time = t.elapsed();

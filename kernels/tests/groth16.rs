@@ -32,7 +32,7 @@ fn params_via_file<C: Circuit<Fr> + Clone>(
 fn our_proof<C: Circuit<Fr> + Clone>(circuit: &C, srs: &Srs, r: Fr, s: Fr) -> groth16::Proof {
     let shape = CircuitShape::of(circuit.clone()).unwrap();
     let mut w = OwnedWitness::new(shape);
-    synthesize_into(circuit.clone(), &shape, w.buffers()).unwrap();
+    let shape = synthesize_into(circuit.clone(), &shape, w.buffers()).unwrap();
     groth16::prove(srs, &shape, w.buffers(), r, s).unwrap().0
 }
 
@@ -151,7 +151,7 @@ fn params_for_another_circuit_are_refused() {
     };
     let shape = CircuitShape::of(big.clone()).unwrap();
     let mut w = OwnedWitness::new(shape);
-    synthesize_into(big, &shape, w.buffers()).unwrap();
+    let shape = synthesize_into(big, &shape, w.buffers()).unwrap();
     let err = groth16::prove(&srs, &shape, w.buffers(), Fr::ONE, Fr::ONE).unwrap_err();
     assert!(err.to_string().contains("parameters do not match"), "{err}");
 }

@@ -1,47 +1,101 @@
-//! The Groth16 prover `cuzk prove` runs on each partition circuit.
-//!
-//! For now this is bellperson's CPU prover over the cached `.params` file: the reference
-//! the project's own prover (`cuzk_kernels::groth16`) must match. Everything around it (C1,
-//! circuits, epilogue) is the real pipeline; only `PartitionProver` changes when the
-//! kernels prover is wired in.
+//! The Groth16 prover `cuzk prove` runs on each partition: our own synthesis into reused
+//! buffers, then our own CPU prover (`cuzk_kernels::groth16`) with fresh r, s.
 
-use std::marker::PhantomData;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
-use bellperson::groth16::{create_random_proof, MappedParameters};
-use blstrs::Bls12;
+use anyhow::{bail, Context, Result};
+use blstrs::Scalar as Fr;
 use cuzk_epilogue::PartitionProof;
-use cuzk_synthesis::{PartitionCircuit, PorepCircuits};
+use cuzk_kernels::groth16;
+use cuzk_kernels::srs::{Srs, Validation};
+use cuzk_kernels::witness::{CircuitShape, OwnedWitness};
+use cuzk_synthesis::{synthesize_partition, PartitionCircuit, PorepCircuits};
+use ff::Field;
 use filecoin_proofs::constants::DefaultPieceHasher;
 use filecoin_proofs::MerkleTreeTrait;
 use rand::rngs::OsRng;
-use storage_proofs_core::compound_proof::CompoundProof;
-use storage_proofs_porep::stacked::{StackedCompound, StackedDrg};
+use storage_proofs_core::parameter_cache::{parameter_cache_params_path, CacheableParameters};
+use storage_proofs_porep::stacked::{StackedCircuit, StackedCompound};
 
-pub struct PartitionProver<Tree: 'static + MerkleTreeTrait> {
-    params: MappedParameters<Bls12>,
-    tree: PhantomData<Tree>,
+pub struct PartitionProver {
+    srs: Srs,
+    params_path: PathBuf,
+    /// Sized once from the parameters and reused by every partition of the job.
+    witness: OwnedWitness,
 }
 
-impl<Tree: 'static + MerkleTreeTrait> PartitionProver<Tree> {
-    /// Maps the proof type's `.params` from the parameter cache (never generates them).
-    pub fn load(circuits: &PorepCircuits<'_, Tree>) -> Result<Self> {
-        let params = <StackedCompound<Tree, DefaultPieceHasher> as CompoundProof<
-            StackedDrg<'_, Tree, DefaultPieceHasher>,
-            _,
-        >>::groth_params::<OsRng>(None, circuits.vanilla_params())
-        .context("loading the Groth16 parameters")?;
+/// The `.params` file filecoin-proofs would map for these circuits.
+pub fn params_path<Tree: 'static + MerkleTreeTrait>(circuits: &PorepCircuits<'_, Tree>) -> PathBuf {
+    let id = <StackedCompound<Tree, DefaultPieceHasher> as CacheableParameters<
+        StackedCircuit<Tree, DefaultPieceHasher>,
+        _,
+    >>::cache_identifier(circuits.vanilla_params());
+    parameter_cache_params_path(&id)
+}
+
+impl PartitionProver {
+    /// Reads the proof type's `.params` from the parameter cache (never generates them).
+    pub fn load<Tree: 'static + MerkleTreeTrait>(
+        circuits: &PorepCircuits<'_, Tree>,
+        validation: Validation,
+    ) -> Result<Self> {
+        let params_path = params_path(circuits);
+        if !params_path.exists() {
+            bail!(
+                "{}: parameter file not found (set FIL_PROOFS_PARAMETER_CACHE or --param-cache; \
+                 for a test sector size make it with `cuzk params generate --sector-size {}`)",
+                params_path.display(),
+                cuzk_c1::proof_type::format_sector_size(circuits.c1().sector_size())
+            );
+        }
+        let srs = Srs::read(&params_path, validation)?;
+        // The parameters fix the shape: a domain of h + 1 points, one ic point per input,
+        // one l point per aux variable.
+        let capacity = CircuitShape {
+            num_constraints: srs.h.len() + 1,
+            num_inputs: srs.vk.ic.len(),
+            num_aux: srs.l.len(),
+        };
         Ok(PartitionProver {
-            params,
-            tree: PhantomData,
+            witness: OwnedWitness::new(capacity),
+            srs,
+            params_path,
         })
     }
 
-    /// Synthesizes and proves one partition with fresh blinding factors.
-    pub fn prove_partition(&self, partition: PartitionCircuit<Tree>) -> Result<PartitionProof> {
-        let proof = create_random_proof(partition.circuit, &self.params, &mut OsRng).with_context(
-            || format!("partition {}: Groth16 proving failed", partition.partition),
-        )?;
-        Ok(PartitionProof::from_groth16(&proof))
+    /// Synthesizes and proves one partition; step timings go into `timings` as
+    /// `partition<k>.<step>`.
+    pub fn prove_partition<Tree: 'static + MerkleTreeTrait>(
+        &mut self,
+        partition: PartitionCircuit<Tree>,
+        timings: &mut BTreeMap<String, Duration>,
+    ) -> Result<PartitionProof> {
+        let k = partition.partition;
+        let started = Instant::now();
+        let capacity = self.witness.shape;
+        let shape = synthesize_partition(partition, &capacity, self.witness.buffers())
+            .with_context(|| format!("partition {k}: synthesis"))?;
+        timings.insert(format!("partition{k}.synthesis"), started.elapsed());
+
+        let (r, s) = (Fr::random(OsRng), Fr::random(OsRng));
+        let (proof, t) = groth16::prove(&self.srs, &shape, self.witness.buffers(), r, s)
+            .with_context(|| {
+                format!("partition {k}: proving with {}", self.params_path.display())
+            })?;
+        for (step, d) in [
+            ("h", t.quotient),
+            ("prep_msm", t.prep),
+            ("msm_h", t.msm_h),
+            ("msm_l", t.msm_l),
+            ("msm_a", t.msm_a),
+            ("msm_b_g1", t.msm_b_g1),
+            ("msm_b_g2", t.msm_b_g2),
+            ("combine", t.epilogue),
+        ] {
+            timings.insert(format!("partition{k}.{step}"), d);
+        }
+        Ok(PartitionProof(proof.to_bytes()))
     }
 }

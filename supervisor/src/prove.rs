@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use cuzk_c1::C1Input;
 use cuzk_epilogue::{finish_job, load_verifying_key, PartitionProof};
+use cuzk_kernels::srs::Validation;
 use cuzk_synthesis::{with_porep_circuits, CircuitsVisitor, PorepCircuits};
 use filecoin_proofs::MerkleTreeTrait;
 
@@ -21,6 +22,10 @@ pub struct ProveArgs {
     /// Where to write the proof; its JSON result goes beside it as `<out>.json`.
     #[arg(long)]
     pub out: PathBuf,
+    /// Skip the subgroup check of every parameter point (still checked to be on the curve):
+    /// for a parameter file already checked once. Checking is the default.
+    #[arg(long)]
+    pub trust_params: bool,
 }
 
 pub fn run(args: &ProveArgs) -> Result<()> {
@@ -37,6 +42,11 @@ pub fn run(args: &ProveArgs) -> Result<()> {
         &c1,
         ProveEachPartition {
             timings: &mut timings,
+            validation: if args.trust_params {
+                Validation::Trusted
+            } else {
+                Validation::Full
+            },
         },
     )??;
     let finished = finish_job(&job, &c1, &partitions, timings, &args.out)?;
@@ -52,6 +62,7 @@ pub fn run(args: &ProveArgs) -> Result<()> {
 /// Builds and proves the partitions in order, one circuit alive at a time.
 struct ProveEachPartition<'t> {
     timings: &'t mut BTreeMap<String, Duration>,
+    validation: Validation,
 }
 
 impl CircuitsVisitor for ProveEachPartition<'_> {
@@ -62,7 +73,7 @@ impl CircuitsVisitor for ProveEachPartition<'_> {
         circuits: PorepCircuits<'_, Tree>,
     ) -> Self::Output {
         let started = Instant::now();
-        let prover = PartitionProver::load(&circuits)?;
+        let mut prover = PartitionProver::load(&circuits, self.validation)?;
         self.timings
             .insert("load_params".to_string(), started.elapsed());
 
@@ -73,14 +84,11 @@ impl CircuitsVisitor for ProveEachPartition<'_> {
             self.timings
                 .insert(format!("partition{k}.circuit"), started.elapsed());
 
-            let started = Instant::now();
             proofs.push(
                 prover
-                    .prove_partition(partition)
+                    .prove_partition(partition, self.timings)
                     .with_context(|| format!("{}", circuits.c1().file().display()))?,
             );
-            self.timings
-                .insert(format!("partition{k}.prove"), started.elapsed());
         }
         Ok(proofs)
     }

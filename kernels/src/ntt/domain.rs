@@ -13,9 +13,11 @@ pub struct Domain {
     pub omega_inv: Fr,
     /// n^-1, the scale of the inverse transform.
     pub n_inv: Fr,
-    /// ω^i for i < n/2 (forward) and ω^-i (inverse).
-    pub(crate) twiddles: Vec<Fr>,
-    pub(crate) twiddles_inv: Vec<Fr>,
+    /// Twiddles per level, each contiguous: `twiddles[j][i] = ω^{i·2^j}` for i < n/2^{j+1}
+    /// (level j transforms blocks of n/2^j), so every level reads its twiddles in order
+    /// instead of striding through one table (strided reads missed cache at the top levels).
+    pub(crate) twiddles: Vec<Vec<Fr>>,
+    pub(crate) twiddles_inv: Vec<Vec<Fr>>,
 }
 
 /// The coset shift g: Fr's multiplicative generator (7), as bellperson uses.
@@ -45,8 +47,8 @@ impl Domain {
             omega,
             omega_inv,
             n_inv,
-            twiddles: powers(omega, n / 2),
-            twiddles_inv: powers(omega_inv, n / 2),
+            twiddles: level_tables(omega, log_n),
+            twiddles_inv: level_tables(omega_inv, log_n),
         }
     }
 
@@ -54,6 +56,18 @@ impl Domain {
     pub fn z_on_coset(&self) -> Fr {
         coset_generator().pow_vartime([self.n as u64]) - Fr::ONE
     }
+}
+
+/// The per-level twiddle tables for a root w of order 2^log_n.
+fn level_tables(w: Fr, log_n: u32) -> Vec<Vec<Fr>> {
+    let mut root = w;
+    (0..log_n)
+        .map(|j| {
+            let t = powers(root, 1usize << (log_n - j - 1));
+            root = root.square();
+            t
+        })
+        .collect()
 }
 
 /// [base^0, base^1, ..., base^(len-1)], computed in parallel chunks.
@@ -73,9 +87,9 @@ pub fn powers(base: Fr, len: usize) -> Vec<Fr> {
 }
 
 impl Domain {
-    /// The forward and inverse twiddle tables (ω^i and ω^-i for i < n/2), for callers that
-    /// pair `dif` and `dit` themselves.
-    pub fn twiddles(&self) -> (&[Fr], &[Fr]) {
+    /// The forward and inverse per-level twiddle tables, for callers that pair `dif` and
+    /// `dit` themselves.
+    pub fn twiddles(&self) -> (&[Vec<Fr>], &[Vec<Fr>]) {
         (&self.twiddles, &self.twiddles_inv)
     }
 }

@@ -5,7 +5,8 @@
 //! - [`dif`]: natural-order input, bit-reversed output (decimation in frequency);
 //! - [`dit`]: bit-reversed input, natural-order output (decimation in time).
 //!
-//! Both compute X_k = Σ_j x_j·w^{jk}, where `table[i] = w^i` for the full domain.
+//! Both compute X_k = Σ_j x_j·w^{jk}; `levels[j][i] = w^{i·2^j}` holds the twiddles of
+//! the blocks of size n/2^j, contiguous per level.
 
 use blstrs::Scalar as Fr;
 use ff::Field;
@@ -16,31 +17,39 @@ const PAR_MIN: usize = 1 << 13;
 
 /// Decimation in frequency, natural → bit-reversed.
 /// X_{2m} = Σ_{j<h} (x_j + x_{j+h})·(w²)^{jm};  X_{2m+1} = Σ_{j<h} (x_j − x_{j+h})·w^j·(w²)^{jm}.
-pub fn dif(data: &mut [Fr], table: &[Fr]) {
-    assert!(data.len().is_power_of_two() && (data.len() == 1 || table.len() * 2 >= data.len()));
-    let stride = table.len() * 2 / data.len().max(2);
-    dif_rec(data, table, stride.max(1));
+pub fn dif(data: &mut [Fr], levels: &[Vec<Fr>]) {
+    check(data, levels);
+    dif_rec(data, levels);
 }
 
 /// Decimation in time, bit-reversed → natural.
 /// X_k = E_k + w^k·O_k;  X_{k+h} = E_k − w^k·O_k, with E, O the half-size transforms.
-pub fn dit(data: &mut [Fr], table: &[Fr]) {
-    assert!(data.len().is_power_of_two() && (data.len() == 1 || table.len() * 2 >= data.len()));
-    let stride = table.len() * 2 / data.len().max(2);
-    dit_rec(data, table, stride.max(1));
+pub fn dit(data: &mut [Fr], levels: &[Vec<Fr>]) {
+    check(data, levels);
+    dit_rec(data, levels);
 }
 
-fn dif_rec(data: &mut [Fr], table: &[Fr], stride: usize) {
+fn check(data: &[Fr], levels: &[Vec<Fr>]) {
+    assert!(data.len().is_power_of_two());
+    assert_eq!(
+        levels.len(),
+        data.len().trailing_zeros() as usize,
+        "twiddles are for another size"
+    );
+}
+
+fn dif_rec(data: &mut [Fr], levels: &[Vec<Fr>]) {
     let n = data.len();
     if n <= 1 {
         return;
     }
     let half = n / 2;
     let (lo, hi) = data.split_at_mut(half);
+    let (table, sub) = (&levels[0], &levels[1..]);
     let butterfly = |i: usize, u: &mut Fr, v: &mut Fr| {
         let (x, y) = (*u, *v);
         *u = x + y;
-        *v = (x - y) * table[i * stride];
+        *v = (x - y) * table[i];
     };
     if n >= PAR_MIN {
         const CH: usize = 1 << 10;
@@ -52,37 +61,32 @@ fn dif_rec(data: &mut [Fr], table: &[Fr], stride: usize) {
                     butterfly(c * CH + k, u, v);
                 }
             });
-        rayon::join(
-            || dif_rec(lo, table, stride * 2),
-            || dif_rec(hi, table, stride * 2),
-        );
+        rayon::join(|| dif_rec(lo, sub), || dif_rec(hi, sub));
     } else {
         for (i, (u, v)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
             butterfly(i, u, v);
         }
-        dif_rec(lo, table, stride * 2);
-        dif_rec(hi, table, stride * 2);
+        dif_rec(lo, sub);
+        dif_rec(hi, sub);
     }
 }
 
-fn dit_rec(data: &mut [Fr], table: &[Fr], stride: usize) {
+fn dit_rec(data: &mut [Fr], levels: &[Vec<Fr>]) {
     let n = data.len();
     if n <= 1 {
         return;
     }
     let half = n / 2;
     let (lo, hi) = data.split_at_mut(half);
+    let (table, sub) = (&levels[0], &levels[1..]);
     let butterfly = |i: usize, u: &mut Fr, v: &mut Fr| {
-        let t = *v * table[i * stride];
+        let t = *v * table[i];
         let x = *u;
         *u = x + t;
         *v = x - t;
     };
     if n >= PAR_MIN {
-        rayon::join(
-            || dit_rec(lo, table, stride * 2),
-            || dit_rec(hi, table, stride * 2),
-        );
+        rayon::join(|| dit_rec(lo, sub), || dit_rec(hi, sub));
         const CH: usize = 1 << 10;
         lo.par_chunks_mut(CH)
             .zip(hi.par_chunks_mut(CH))
@@ -93,8 +97,8 @@ fn dit_rec(data: &mut [Fr], table: &[Fr], stride: usize) {
                 }
             });
     } else {
-        dit_rec(lo, table, stride * 2);
-        dit_rec(hi, table, stride * 2);
+        dit_rec(lo, sub);
+        dit_rec(hi, sub);
         for (i, (u, v)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
             butterfly(i, u, v);
         }

@@ -28,15 +28,17 @@ pub enum WitnessError {
     },
 }
 
-/// Synthesizes `circuit` into `bufs`, laid out for `shape`, exactly as bellperson's prover
-/// does: input 0 is ONE, then the circuit, then one constraint `input_i * 0 = 0` per input.
-/// Buffers need not be zeroed: every element the prover reads is written here.
+/// Synthesizes `circuit` into `bufs` exactly as bellperson's prover does: input 0 is ONE,
+/// then the circuit, then one constraint `input_i * 0 = 0` per input. `capacity` bounds
+/// every count (buffers hold at least its domain, inputs and aux); the circuit's actual
+/// shape is returned, and is what the prover takes. Buffers need not be zeroed: every
+/// element the prover reads is written here.
 pub fn synthesize_into<C: Circuit<Fr>>(
     circuit: C,
-    shape: &CircuitShape,
+    capacity: &CircuitShape,
     bufs: WitnessBuffers<'_>,
-) -> Result<(), WitnessError> {
-    let mut cs = WitnessWriter::new(shape, bufs)?;
+) -> Result<CircuitShape, WitnessError> {
+    let mut cs = WitnessWriter::new(capacity, bufs)?;
     cs.alloc_input(|| "one", || Ok(Fr::ONE))?;
     circuit.synthesize(&mut cs)?;
     for i in 0..cs.num_inputs {
@@ -50,7 +52,7 @@ pub fn synthesize_into<C: Circuit<Fr>>(
     cs.finish()
 }
 
-/// A `ConstraintSystem` over caller-owned buffers. Build it with [`WitnessWriter::new`],
+/// A `ConstraintSystem` over caller-owned buffers, bounded by a capacity shape. Build it with [`WitnessWriter::new`],
 /// or use [`synthesize_into`], which also adds bellperson's input constraints.
 pub struct WitnessWriter<'a> {
     bufs: WitnessBuffers<'a>,
@@ -103,37 +105,21 @@ impl<'a> WitnessWriter<'a> {
         })
     }
 
-    /// Checks the counts against the shape and zero-pads a, b, c to the domain size.
-    pub fn finish(self) -> Result<(), WitnessError> {
-        let WitnessWriter {
-            bufs,
-            shape,
-            num_constraints,
-            num_inputs,
-            num_aux,
-            overflow,
-        } = self;
-        if let Some(e) = overflow {
+    /// Reports an overflow, zero-pads a, b, c up to the circuit's domain and returns the
+    /// circuit's actual shape.
+    pub fn finish(self) -> Result<CircuitShape, WitnessError> {
+        if let Some(e) = self.overflow {
             return Err(e);
         }
-        for (what, got, expected) in [
-            ("constraints", num_constraints, shape.num_constraints),
-            ("inputs", num_inputs, shape.num_inputs),
-            ("aux variables", num_aux, shape.num_aux),
-        ] {
-            if got != expected {
-                return Err(WitnessError::ShapeMismatch {
-                    what,
-                    got,
-                    expected,
-                });
-            }
+        let actual = CircuitShape {
+            num_constraints: self.num_constraints,
+            num_inputs: self.num_inputs,
+            num_aux: self.num_aux,
+        };
+        for v in [self.bufs.a, self.bufs.b, self.bufs.c] {
+            v[actual.num_constraints..actual.domain_size()].fill(Fr::ZERO);
         }
-        let domain = shape.domain_size();
-        for v in [bufs.a, bufs.b, bufs.c] {
-            v[num_constraints..domain].fill(Fr::ZERO);
-        }
-        Ok(())
+        Ok(actual)
     }
 
     fn note_overflow(&mut self, what: &'static str, capacity: usize) {
