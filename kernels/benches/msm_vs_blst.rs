@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use blst::{blst_p1_affine, MultiPoint};
 use blstrs::{G1Affine, G1Projective, Scalar as Fr};
-use cuzk_kernels::msm::{self, scalars, Term};
+use cuzk_kernels::msm::{self, scalars, Term, WindowPlan};
 use ff::Field;
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
@@ -67,7 +67,7 @@ fn main() {
         .collect();
 
     println!(
-        "{:>6} | {:>10} {:>10} {:>7} | {:>12} {:>12} {:>7}",
+        "{:>6} | {:>10} {:>10} {:>7} | {:>12} {:>12} {:>7} | window sweep (ours, ms)",
         "n", "ours msm", "blst msm", "ratio", "ours sum(1s)", "blst sum", "ratio"
     );
     for log in (16..=max_log).step_by(2) {
@@ -88,15 +88,27 @@ fn main() {
             compressed(&s_blst),
             "sums differ at n = {n}"
         );
+        let auto = WindowPlan::for_terms(n).c;
+        let sweep: Vec<String> = [auto - 2, auto - 1, auto + 1]
+            .iter()
+            .map(|&c| {
+                let (t, v) = best_of(1, || {
+                    msm::msm_with(&bases[..n], &limbs, &terms, &WindowPlan::new(c))
+                });
+                assert_eq!(v, ours);
+                format!("c={c}: {:.1}", t * 1e3)
+            })
+            .collect();
         println!(
-            "{:>6} | {:>9.1}ms {:>9.1}ms {:>6.2}x | {:>10.1}ms {:>10.1}ms {:>6.2}x",
+            "{:>6} | {:>9.1}ms {:>9.1}ms {:>6.2}x | {:>10.1}ms {:>10.1}ms {:>6.2}x | c={auto} (auto), {}",
             format!("2^{log}"),
             t_ours * 1e3,
             t_blst * 1e3,
             t_blst / t_ours,
             t_sum * 1e3,
             t_bsum * 1e3,
-            t_bsum / t_sum
+            t_bsum / t_sum,
+            sweep.join(", ")
         );
     }
     println!(

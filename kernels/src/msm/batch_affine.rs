@@ -21,32 +21,39 @@ pub enum Sum<A: AffinePoint> {
 /// `scratch` is reused storage (cleared here). Neither operand may be the identity.
 pub fn add_pairs<A: AffinePoint>(
     pairs: &[(A, A)],
-    scratch: &mut Vec<A::Base>,
+    scratch: &mut Vec<(A::Base, A::Base)>,
     mut emit: impl FnMut(usize, Sum<A>),
 ) {
     scratch.clear();
     let mut acc = A::Base::ONE;
-    // Prefix products of the dx values; equal x (doubling or P + (−P)) uses 1 here and is
-    // handled on its own below.
+    // Prefix products of the dx values, each kept beside its prefix for the walk back;
+    // equal x (doubling or P + (−P)) contributes 1 here and is handled on its own below.
     for (p, q) in pairs {
-        scratch.push(acc);
         let dx = q.x() - p.x();
+        scratch.push((acc, dx));
         if !bool::from(dx.is_zero()) {
             acc *= dx;
         }
     }
     let mut inv = acc.invert().unwrap();
     for (t, (p, q)) in pairs.iter().enumerate().rev() {
-        let (x1, y1, x2, y2) = (p.x(), p.y(), q.x(), q.y());
-        let dx = x2 - x1;
+        let (prefix, dx) = scratch[t];
         if bool::from(dx.is_zero()) {
-            emit(t, if y1 == y2 { double(p) } else { Sum::Identity });
+            emit(
+                t,
+                if p.y() == q.y() {
+                    double(p)
+                } else {
+                    Sum::Identity
+                },
+            );
             continue;
         }
-        let dx_inv = inv * scratch[t];
+        let dx_inv = inv * prefix;
         inv *= dx;
-        let lambda = (y2 - y1) * dx_inv;
-        let x3 = lambda.square() - x1 - x2;
+        let (x1, y1) = (p.x(), p.y());
+        let lambda = (q.y() - y1) * dx_inv;
+        let x3 = lambda.square() - x1 - q.x();
         let y3 = lambda * (x1 - x3) - y1;
         emit(t, Sum::Point(A::from_xy(x3, y3)));
     }

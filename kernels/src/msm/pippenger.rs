@@ -162,13 +162,15 @@ struct AffineBuckets<A: AffinePoint> {
     batch: Vec<(A, A)>,
     batch_bucket: Vec<u32>,
     deferred: Vec<(u32, A)>,
-    scratch: Vec<A::Base>,
+    scratch: Vec<(A::Base, A::Base)>,
     batch_max: usize,
 }
 
 impl<A: AffinePoint> AffineBuckets<A> {
     fn new(n: usize) -> Self {
-        let batch_max = (n / 8).clamp(128, 2048);
+        // One inversion per batch: large batches amortize it, but a batch that covers too many
+        // buckets makes new points meet buckets already waiting (deferred to the next batch).
+        let batch_max = (n / 4).clamp(256, 4096);
         AffineBuckets {
             value: vec![A::identity(); n],
             occupied: vec![false; n],
