@@ -3,6 +3,7 @@
 //! Exit status: 0 on success (for `verify`: the proof is valid), 1 when `verify` finds the
 //! proof invalid, 2 on any error (the message names the file and the problem).
 
+mod bench_c2;
 mod fixture;
 mod ids;
 mod params;
@@ -35,6 +36,15 @@ enum Command {
     /// Real C1 files for tests.
     #[command(subcommand)]
     Fixture(FixtureCommand),
+    /// Benchmarks against the reference implementations, side by side in one run.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum BenchCommand {
+    /// `cuzk prove` against filecoin-proofs seal_commit_phase2 on the same C1.
+    C2(bench_c2::BenchC2Args),
 }
 
 #[derive(Debug, Subcommand)]
@@ -56,6 +66,7 @@ impl Command {
             Command::Prove(args) => args.c1.param_cache.as_deref(),
             Command::Verify(args) => args.c1.param_cache.as_deref(),
             Command::Fixture(FixtureCommand::Seal(_)) => None,
+            Command::Bench(BenchCommand::C2(args)) => args.c1.param_cache.as_deref(),
         }
     }
 }
@@ -76,6 +87,7 @@ fn main() -> ExitCode {
         }
         Command::Prove(args) => prove::run(args).map(|()| ExitCode::SUCCESS),
         Command::Verify(args) => verify::run(args),
+        Command::Bench(BenchCommand::C2(args)) => bench_c2::run(args).map(|()| ExitCode::SUCCESS),
         Command::Fixture(FixtureCommand::Seal(args)) => {
             fixture::run(args).map(|()| ExitCode::SUCCESS)
         }
