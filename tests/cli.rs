@@ -107,6 +107,10 @@ fn dummy_proof() -> PathBuf {
     write("dummy.proof", &[0u8; 192])
 }
 
+/// The test parameters were generated on this machine: the subgroup check of all their
+/// points (kernels' SRS tests cover it) would cost ~10 minutes of 2 cores per `cuzk prove`.
+const TRUST_TEST_PARAMS: &str = "--trust-params";
+
 /// A proof of the 2 KiB fixture made by `cuzk prove`, shared by the tests that need one.
 fn fixture_proof() -> &'static Path {
     static PROOF: OnceLock<PathBuf> = OnceLock::new();
@@ -121,6 +125,7 @@ fn fixture_proof() -> &'static Path {
             path_str(&out),
             "--param-cache",
             path_str(&cache),
+            TRUST_TEST_PARAMS,
         ]);
         assert!(output.status.success(), "cuzk prove: {}", stderr(&output));
         out
@@ -208,14 +213,7 @@ fn missing_parameter_file_is_named() {
 
 #[test]
 fn truncated_parameter_file_is_named() {
-    let real_vk = std::fs::read_dir(param_cache())
-        .expect("the test parameter cache exists (cuzk params generate --sector-size 2KiB)")
-        .map(|entry| entry.unwrap().path())
-        .find(|path| {
-            let name = path.file_name().unwrap().to_string_lossy();
-            name.contains("poseidon_hasher-8-0-0-sha256") && name.ends_with(".vk")
-        })
-        .expect("the 2 KiB verifying key is in the test parameter cache");
+    let real_vk = test_param_file(".vk");
     let cut_cache = scratch().join("truncated-param-cache");
     std::fs::create_dir_all(&cut_cache).unwrap();
     let bytes = std::fs::read(&real_vk).unwrap();
@@ -232,6 +230,70 @@ fn truncated_parameter_file_is_named() {
         path_str(&cut_cache),
     ]);
     assert_error(&output, &cut_vk, "unreadable parameter file");
+}
+
+/// The 2 KiB parameter file of the test cache with the given extension.
+fn test_param_file(extension: &str) -> PathBuf {
+    std::fs::read_dir(param_cache())
+        .expect("the test parameter cache exists (cuzk params generate --sector-size 2KiB)")
+        .map(|entry| entry.unwrap().path())
+        .find(|path| {
+            let name = path.file_name().unwrap().to_string_lossy();
+            name.contains("poseidon_hasher-8-0-0-sha256") && name.ends_with(extension)
+        })
+        .expect("the 2 KiB parameters are in the test parameter cache")
+}
+
+/// A parameter cache holding the real 2 KiB `.vk` and, if given, these bytes as `.params`.
+fn cache_with_params(name: &str, params: Option<&[u8]>) -> (PathBuf, PathBuf) {
+    let dir = scratch().join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let vk = test_param_file(".vk");
+    std::fs::copy(&vk, dir.join(vk.file_name().unwrap())).unwrap();
+    let params_path = dir.join(test_param_file(".params").file_name().unwrap());
+    if let Some(bytes) = params {
+        std::fs::write(&params_path, bytes).unwrap();
+    }
+    (dir, params_path)
+}
+
+fn prove_with_cache(cache: &Path) -> Output {
+    let out = scratch().join(format!(
+        "{}.proof",
+        cache.file_name().unwrap().to_string_lossy()
+    ));
+    cuzk(&[
+        "prove",
+        "--c1",
+        path_str(&fixture(FIXTURE_2KIB)),
+        "--out",
+        path_str(&out),
+        "--param-cache",
+        path_str(cache),
+    ])
+}
+
+#[test]
+fn prove_names_a_missing_params_file() {
+    let (cache, params) = cache_with_params("no-params-cache", None);
+    assert_error(
+        &prove_with_cache(&cache),
+        &params,
+        "parameter file not found",
+    );
+}
+
+#[test]
+fn prove_names_a_truncated_params_file() {
+    // The first MiB of the real file: the verifying key and the start of `h`.
+    let mut head = vec![0u8; 1 << 20];
+    std::io::Read::read_exact(
+        &mut std::fs::File::open(test_param_file(".params")).unwrap(),
+        &mut head,
+    )
+    .unwrap();
+    let (cache, params) = cache_with_params("cut-params-cache", Some(&head));
+    assert_error(&prove_with_cache(&cache), &params, "truncated");
 }
 
 #[test]
@@ -263,7 +325,7 @@ fn proved_fixture_verifies_and_its_result_holds_the_proof() {
         "read_c1",
         "load_params",
         "partition0.circuit",
-        "partition0.prove",
+        "partition0.synthesis",
         "verify",
     ] {
         assert!(
@@ -366,6 +428,7 @@ fn sealed_fixture_proves_and_verifies() {
         path_str(&proof),
         "--param-cache",
         path_str(&cache),
+        TRUST_TEST_PARAMS,
     ]);
     assert!(output.status.success(), "prove: {}", stderr(&output));
     let output = verify(&c1, &proof, &[]);
