@@ -11,28 +11,16 @@ use cuzk_epilogue::PartitionProof;
 use cuzk_kernels::groth16;
 use cuzk_kernels::srs::{Srs, Validation};
 use cuzk_kernels::witness::{CircuitShape, OwnedWitness};
-use cuzk_synthesis::{synthesize_partition, PartitionCircuit, PorepCircuits};
+use cuzk_synthesis::{params_path, synthesize_partition, PartitionCircuit, PorepCircuits};
 use ff::Field;
-use filecoin_proofs::constants::DefaultPieceHasher;
 use filecoin_proofs::MerkleTreeTrait;
 use rand::rngs::OsRng;
-use storage_proofs_core::parameter_cache::{parameter_cache_params_path, CacheableParameters};
-use storage_proofs_porep::stacked::{StackedCircuit, StackedCompound};
 
 pub struct PartitionProver {
     srs: Srs,
     params_path: PathBuf,
     /// Sized once from the parameters and reused by every partition of the job.
     witness: OwnedWitness,
-}
-
-/// The `.params` file filecoin-proofs would map for these circuits.
-pub fn params_path<Tree: 'static + MerkleTreeTrait>(circuits: &PorepCircuits<'_, Tree>) -> PathBuf {
-    let id = <StackedCompound<Tree, DefaultPieceHasher> as CacheableParameters<
-        StackedCircuit<Tree, DefaultPieceHasher>,
-        _,
-    >>::cache_identifier(circuits.vanilla_params());
-    parameter_cache_params_path(&id)
 }
 
 impl PartitionProver {

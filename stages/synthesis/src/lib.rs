@@ -5,9 +5,11 @@
 pub mod circuits;
 pub mod dispatch;
 pub mod error;
+pub mod params;
 pub mod witness;
 
 pub use circuits::{PartitionCircuit, PorepCircuit, PorepCircuits};
 pub use dispatch::{with_porep_circuits, CircuitsVisitor};
 pub use error::SynthesisError;
+pub use params::params_path;
 pub use witness::synthesize_partition;
