@@ -29,7 +29,7 @@ pub struct GenerateArgs {
     #[arg(long)]
     pub sector_size: String,
     /// Registered proof type to generate for; defaults to the size's interactive V1_1 type.
-    /// V1 and V1_1 (and SyntheticPoRep) share one circuit; NonInteractivePoRep has its own.
+    /// All variants of one sector size share one circuit, hence one set of files.
     #[arg(long)]
     pub proof_type: Option<String>,
     /// Parameter cache directory (sets FIL_PROOFS_PARAMETER_CACHE).
