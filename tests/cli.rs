@@ -434,3 +434,47 @@ fn sealed_fixture_proves_and_verifies() {
     let output = verify(&c1, &proof, &[]);
     assert_eq!(output.status.code(), Some(0), "stderr: {}", stderr(&output));
 }
+
+#[test]
+fn params_generate_keeps_complete_parameters() {
+    let cache = param_cache();
+    let output = cuzk(&[
+        "params",
+        "generate",
+        "--sector-size",
+        "2KiB",
+        "--param-cache",
+        path_str(&cache),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("already present"),
+        "{}",
+        stderr(&output)
+    );
+    for extension in [".meta", ".params", ".vk"] {
+        let file = test_param_file(extension);
+        assert!(
+            stdout(&output).contains(path_str(&file)),
+            "{}",
+            stdout(&output)
+        );
+    }
+}
+
+#[test]
+fn params_generate_refuses_a_partial_params_file() {
+    let dir = scratch().join("partial-param-cache");
+    std::fs::create_dir_all(&dir).unwrap();
+    let partial = dir.join(test_param_file(".params").file_name().unwrap());
+    std::fs::write(&partial, b"interrupted").unwrap();
+    let output = cuzk(&[
+        "params",
+        "generate",
+        "--sector-size",
+        "2KiB",
+        "--param-cache",
+        path_str(&dir),
+    ]);
+    assert_error(&output, &partial, "interrupted generation");
+}
