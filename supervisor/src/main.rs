@@ -7,6 +7,7 @@ mod bench_c2;
 mod fixture;
 mod ids;
 mod params;
+mod params_check;
 mod partition_prover;
 mod progress;
 mod prove;

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use crate::params_check;
 use anyhow::{bail, Context, Result};
 use blstrs::Scalar as Fr;
 use cuzk_epilogue::PartitionProof;
@@ -25,9 +26,11 @@ pub struct PartitionProver {
 
 impl PartitionProver {
     /// Reads the proof type's `.params` from the parameter cache (never generates them).
+    /// Every point is checked (on the curve, in the subgroup) the first time a file is
+    /// used, unless `trust_params`; see `params_check`.
     pub fn load<Tree: 'static + MerkleTreeTrait>(
         circuits: &PorepCircuits<'_, Tree>,
-        validation: Validation,
+        trust_params: bool,
     ) -> Result<Self> {
         let params_path = params_path(circuits);
         if !params_path.exists() {
@@ -38,7 +41,11 @@ impl PartitionProver {
                 cuzk_c1::proof_type::format_sector_size(circuits.c1().sector_size())
             );
         }
+        let validation = params_check::validation_for(&params_path, trust_params);
         let srs = Srs::read(&params_path, validation)?;
+        if validation == Validation::Full {
+            params_check::record_checked(&params_path);
+        }
         // The parameters fix the shape: a domain of h + 1 points, one ic point per input,
         // one l point per aux variable.
         let capacity = CircuitShape {

@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use cuzk_c1::C1Input;
 use cuzk_epilogue::{finish_job, load_verifying_key, PartitionProof};
-use cuzk_kernels::srs::Validation;
 use cuzk_synthesis::{with_porep_circuits, CircuitsVisitor, PorepCircuits};
 use filecoin_proofs::MerkleTreeTrait;
 
@@ -22,8 +21,9 @@ pub struct ProveArgs {
     /// Where to write the proof; its JSON result goes beside it as `<out>.json`.
     #[arg(long)]
     pub out: PathBuf,
-    /// Skip the subgroup check of every parameter point (still checked to be on the curve):
-    /// for a parameter file already checked once. Checking is the default.
+    /// Skip the subgroup check of every parameter point (still checked to be on the curve).
+    /// Without it a file is checked fully the first time it is used, and a marker beside it
+    /// (`<file>.cuzk-checked`) lets later runs skip the check while the file is unchanged.
     #[arg(long)]
     pub trust_params: bool,
 }
@@ -42,11 +42,7 @@ pub fn run(args: &ProveArgs) -> Result<()> {
         &c1,
         ProveEachPartition {
             timings: &mut timings,
-            validation: if args.trust_params {
-                Validation::Trusted
-            } else {
-                Validation::Full
-            },
+            trust_params: args.trust_params,
         },
     )??;
     let finished = finish_job(&job, &c1, &partitions, timings, &args.out)?;
@@ -62,7 +58,7 @@ pub fn run(args: &ProveArgs) -> Result<()> {
 /// Builds and proves the partitions in order, one circuit alive at a time.
 struct ProveEachPartition<'t> {
     timings: &'t mut BTreeMap<String, Duration>,
-    validation: Validation,
+    trust_params: bool,
 }
 
 impl CircuitsVisitor for ProveEachPartition<'_> {
@@ -73,7 +69,7 @@ impl CircuitsVisitor for ProveEachPartition<'_> {
         circuits: PorepCircuits<'_, Tree>,
     ) -> Self::Output {
         let started = Instant::now();
-        let mut prover = PartitionProver::load(&circuits, self.validation)?;
+        let mut prover = PartitionProver::load(&circuits, self.trust_params)?;
         self.timings
             .insert("load_params".to_string(), started.elapsed());
 
