@@ -29,7 +29,7 @@ pub fn add_pairs<A: AffinePoint>(
     // Prefix products of the dx values, each kept beside its prefix for the walk back;
     // equal x (doubling or P + (−P)) contributes 1 here and is handled on its own below.
     for (p, q) in pairs {
-        let dx = q.x() - p.x();
+        let dx = A::sub(q.x(), p.x());
         scratch.push((acc, dx));
         if !bool::from(dx.is_zero()) {
             acc *= dx;
@@ -52,9 +52,9 @@ pub fn add_pairs<A: AffinePoint>(
         let dx_inv = inv * prefix;
         inv *= dx;
         let (x1, y1) = (p.x(), p.y());
-        let lambda = (q.y() - y1) * dx_inv;
-        let x3 = lambda.square() - x1 - q.x();
-        let y3 = lambda * (x1 - x3) - y1;
+        let lambda = A::sub(q.y(), y1) * dx_inv;
+        let x3 = A::sub(A::sub(lambda.square(), x1), q.x());
+        let y3 = A::sub(lambda * A::sub(x1, x3), y1);
         emit(t, Sum::Point(A::from_xy(x3, y3)));
     }
 }

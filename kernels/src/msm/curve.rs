@@ -6,6 +6,8 @@ use ff::Field;
 use group::prime::PrimeCurveAffine;
 use group::Curve;
 
+use crate::field;
+
 /// An affine point whose coordinates we can read and write, so additions can share one
 /// field inversion across a batch (Montgomery's trick).
 pub trait AffinePoint: PrimeCurveAffine<Curve = Self::Projective> + Send + Sync + 'static {
@@ -16,6 +18,8 @@ pub trait AffinePoint: PrimeCurveAffine<Curve = Self::Projective> + Send + Sync 
     fn y(&self) -> Self::Base;
     /// The point (x, y); the caller guarantees it is on the curve.
     fn from_xy(x: Self::Base, y: Self::Base) -> Self;
+    /// a − b in the base field, inlined (see `crate::field`).
+    fn sub(a: Self::Base, b: Self::Base) -> Self::Base;
 }
 
 impl AffinePoint for G1Affine {
@@ -34,6 +38,10 @@ impl AffinePoint for G1Affine {
     fn from_xy(x: Fp, y: Fp) -> Self {
         G1Affine::from_raw_unchecked(x, y, false)
     }
+    #[inline(always)]
+    fn sub(a: Fp, b: Fp) -> Fp {
+        field::fp_sub(a, b)
+    }
 }
 
 impl AffinePoint for G2Affine {
@@ -51,5 +59,9 @@ impl AffinePoint for G2Affine {
     #[inline]
     fn from_xy(x: Fp2, y: Fp2) -> Self {
         G2Affine::from_raw_unchecked(x, y, false)
+    }
+    #[inline(always)]
+    fn sub(a: Fp2, b: Fp2) -> Fp2 {
+        field::fp2_sub(a, b)
     }
 }

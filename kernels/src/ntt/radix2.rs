@@ -10,6 +10,8 @@
 
 use blstrs::Scalar as Fr;
 use ff::Field;
+
+use crate::field::{fr_add, fr_sub};
 use rayon::prelude::*;
 
 /// Below this many elements a level runs on one thread.
@@ -48,8 +50,8 @@ fn dif_rec(data: &mut [Fr], levels: &[Vec<Fr>]) {
     let (table, sub) = (&levels[0], &levels[1..]);
     let butterfly = |i: usize, u: &mut Fr, v: &mut Fr| {
         let (x, y) = (*u, *v);
-        *u = x + y;
-        *v = (x - y) * table[i];
+        *u = fr_add(x, y);
+        *v = fr_sub(x, y) * table[i];
     };
     if n >= PAR_MIN {
         const CH: usize = 1 << 10;
@@ -82,8 +84,8 @@ fn dit_rec(data: &mut [Fr], levels: &[Vec<Fr>]) {
     let butterfly = |i: usize, u: &mut Fr, v: &mut Fr| {
         let t = *v * table[i];
         let x = *u;
-        *u = x + t;
-        *v = x - t;
+        *u = fr_add(x, t);
+        *v = fr_sub(x, t);
     };
     if n >= PAR_MIN {
         rayon::join(|| dit_rec(lo, sub), || dit_rec(hi, sub));

@@ -99,6 +99,12 @@ impl Srs {
         Self::from_bytes(&bytes, path, validation)
     }
 
+    /// Scans a `.params` file's counts and offsets without decoding any point (fast: it
+    /// reads the counts only), so buffers can be sized while the points decode.
+    pub fn layout(path: &Path) -> Result<ParamsLayout, SrsError> {
+        ParamsLayout::scan(&map(path)?, path, true)
+    }
+
     /// Decodes a `.params` image already in memory; `path` names it in errors.
     pub fn from_bytes(bytes: &[u8], path: &Path, validation: Validation) -> Result<Self, SrsError> {
         let layout = ParamsLayout::scan(bytes, path, true)?;
