@@ -18,10 +18,35 @@ use filecoin_proofs::MerkleTreeTrait;
 use rand::rngs::OsRng;
 
 pub struct PartitionProver {
-    srs: Srs,
+    srs: SrsLoad,
     params_path: PathBuf,
     /// Sized once from the parameters and reused by every partition of the job.
     witness: OwnedWitness,
+}
+
+/// The SRS, or the thread still decoding it.
+enum SrsLoad {
+    Decoding(std::thread::JoinHandle<Result<Srs, cuzk_kernels::srs::SrsError>>),
+    Ready(Srs),
+    Failed,
+}
+
+impl SrsLoad {
+    fn get(&mut self) -> Result<&Srs> {
+        if let SrsLoad::Decoding(_) = self {
+            let SrsLoad::Decoding(handle) = std::mem::replace(self, SrsLoad::Failed) else {
+                unreachable!()
+            };
+            let srs = handle
+                .join()
+                .map_err(|_| anyhow::anyhow!("parameter decoding thread panicked"))??;
+            *self = SrsLoad::Ready(srs);
+        }
+        match self {
+            SrsLoad::Ready(srs) => Ok(srs),
+            _ => bail!("parameters failed to load earlier in this job"),
+        }
+    }
 }
 
 impl PartitionProver {
@@ -41,21 +66,28 @@ impl PartitionProver {
                 cuzk_c1::proof_type::format_sector_size(circuits.c1().sector_size())
             );
         }
-        let validation = params_check::validation_for(&params_path, trust_params);
-        let srs = Srs::read(&params_path, validation)?;
-        if validation == Validation::Full {
-            params_check::record_checked(&params_path);
-        }
         // The parameters fix the shape: a domain of h + 1 points, one ic point per input,
-        // one l point per aux variable.
+        // one l point per aux variable. The counts are read now; the points decode on
+        // another thread while the first partition synthesizes (synthesis is one thread).
+        let layout = Srs::layout(&params_path)?;
+        let [h, l, ..] = layout.vectors.expect("a .params layout has its vectors");
         let capacity = CircuitShape {
-            num_constraints: srs.h.len() + 1,
-            num_inputs: srs.vk.ic.len(),
-            num_aux: srs.l.len(),
+            num_constraints: h.count + 1,
+            num_inputs: layout.ic.count,
+            num_aux: l.count,
         };
+        let validation = params_check::validation_for(&params_path, trust_params);
+        let path = params_path.clone();
+        let decoding = std::thread::spawn(move || {
+            let srs = Srs::read(&path, validation)?;
+            if validation == Validation::Full {
+                params_check::record_checked(&path);
+            }
+            Ok(srs)
+        });
         Ok(PartitionProver {
             witness: OwnedWitness::new(capacity),
-            srs,
+            srs: SrsLoad::Decoding(decoding),
             params_path,
         })
     }
@@ -74,9 +106,12 @@ impl PartitionProver {
             .with_context(|| format!("partition {k}: synthesis"))?;
         timings.insert(format!("partition{k}.synthesis"), started.elapsed());
 
+        let started = Instant::now();
+        let srs = self.srs.get()?;
+        timings.insert(format!("partition{k}.wait_params"), started.elapsed());
         let (r, s) = (Fr::random(OsRng), Fr::random(OsRng));
-        let (proof, t) = groth16::prove(&self.srs, &shape, self.witness.buffers(), r, s)
-            .with_context(|| {
+        let (proof, t) =
+            groth16::prove(srs, &shape, self.witness.buffers(), r, s).with_context(|| {
                 format!("partition {k}: proving with {}", self.params_path.display())
             })?;
         for (step, d) in [
