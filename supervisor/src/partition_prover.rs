@@ -27,7 +27,7 @@ pub struct PartitionProver {
 /// The SRS, or the thread still decoding it.
 enum SrsLoad {
     Decoding(std::thread::JoinHandle<Result<Srs, cuzk_kernels::srs::SrsError>>),
-    Ready(Srs),
+    Ready(Box<Srs>),
     Failed,
 }
 
@@ -40,7 +40,7 @@ impl SrsLoad {
             let srs = handle
                 .join()
                 .map_err(|_| anyhow::anyhow!("parameter decoding thread panicked"))??;
-            *self = SrsLoad::Ready(srs);
+            *self = SrsLoad::Ready(Box::new(srs));
         }
         match self {
             SrsLoad::Ready(srs) => Ok(srs),
