@@ -32,15 +32,17 @@ pub fn quotient_in_place(a: &mut [Fr], b: &mut [Fr], c: &mut [Fr], domain: &Doma
     to_coset(a);
     to_coset(b);
     to_coset(c);
-    // (A·B − C)/Z on gH, where Z(g·ω^j) = g^n − 1 for every j.
-    let z_inv = domain.z_on_coset().invert().unwrap();
+    // A·B − C on gH. The division by Z(g·ω^j) = g^n − 1, the same for every j, is linear
+    // and waits for the scaling below, which multiplies every element anyway.
     a.par_iter_mut()
         .zip(b.par_iter())
         .zip(c.par_iter())
         .with_min_len(1 << 12)
-        .for_each(|((a, b), c)| *a = (*a * b - c) * z_inv);
-    // Back to coefficients: n·h_i·g^i bit-reversed, then scale by n^{-1}·g^{-i}, then order.
+        .for_each(|((a, b), c)| *a = *a * b - c);
+    let z_inv = domain.z_on_coset().invert().unwrap();
+    // Back to coefficients: n·(AB − C)_i·g^i bit-reversed, then scale by n^{-1}·Z^{-1}·g^{-i}
+    // (giving h_i), then order.
     ntt::dif(a, tw_inv);
-    ntt::scale_by_powers_bitrev(a, g.invert().unwrap(), domain.n_inv);
+    ntt::scale_by_powers_bitrev(a, g.invert().unwrap(), domain.n_inv * z_inv);
     ntt::bit_reverse_permute(a);
 }
