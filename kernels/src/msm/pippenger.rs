@@ -121,6 +121,17 @@ pub fn msm_with<A: AffinePoint>(
     })
 }
 
+/// The bucket a non-zero signed digit d selects (|d| − 1) and the point it adds there:
+/// P for d > 0, −P for d < 0.
+#[inline(always)]
+fn signed_bucket<A: AffinePoint>(d: i64, p: A) -> (usize, A) {
+    if d > 0 {
+        ((d - 1) as usize, p)
+    } else {
+        ((-d - 1) as usize, -p)
+    }
+}
+
 /// Σ_b (b+1)·B_b for buckets B_0..B_{n−1}, via running sums from the top.
 fn reduce_buckets<A: AffinePoint>(
     buckets: impl DoubleEndedIterator<Item = Option<A::Projective>>,
@@ -146,10 +157,9 @@ fn projective_window_sum<A: AffinePoint>(
     let mut buckets = vec![A::Projective::identity(); plan.buckets(w)];
     for &(b, s) in terms {
         let d = plan.digit(&scalars[s as usize], w);
-        if d > 0 {
-            buckets[(d - 1) as usize] += bases[b as usize];
-        } else if d < 0 {
-            buckets[(-d - 1) as usize] -= bases[b as usize];
+        if d != 0 {
+            let (i, p) = signed_bucket(d, bases[b as usize]);
+            buckets[i] += p;
         }
     }
     reduce_buckets::<A>(buckets.into_iter().map(Some))
@@ -208,8 +218,7 @@ impl<A: AffinePoint> AffineBuckets<A> {
                 if d == 0 {
                     continue;
                 }
-                let p = bases[b as usize];
-                let (bucket, p) = if d > 0 { (d - 1, p) } else { (-d - 1, -p) };
+                let (bucket, p) = signed_bucket(d, bases[b as usize]);
                 self.insert(bucket as u32, p);
                 if self.batch.len() >= self.batch_max {
                     self.flush();

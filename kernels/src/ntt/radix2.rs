@@ -41,73 +41,71 @@ fn check(data: &[Fr], levels: &[Vec<Fr>]) {
 }
 
 fn dif_rec(data: &mut [Fr], levels: &[Vec<Fr>]) {
-    let n = data.len();
-    if n <= 1 {
+    if data.len() <= 1 {
         return;
     }
-    let half = n / 2;
-    let (lo, hi) = data.split_at_mut(half);
+    let parallel = data.len() >= PAR_MIN;
+    let (lo, hi) = data.split_at_mut(data.len() / 2);
     let (table, sub) = (&levels[0], &levels[1..]);
-    let butterfly = |i: usize, u: &mut Fr, v: &mut Fr| {
+    butterflies(lo, hi, parallel, |i, u, v| {
         let (x, y) = (*u, *v);
         *u = fr_add(x, y);
         // table[0] = w^0 = 1: the first butterfly of every block needs no multiplication
         // (all of the last level's, half of the one before: about n of (n/2)·log n).
         let d = fr_sub(x, y);
         *v = if i == 0 { d } else { d * table[i] };
-    };
-    if n >= PAR_MIN {
-        const CH: usize = 1 << 10;
-        lo.par_chunks_mut(CH)
-            .zip(hi.par_chunks_mut(CH))
-            .enumerate()
-            .for_each(|(c, (l, h))| {
-                for (k, (u, v)) in l.iter_mut().zip(h.iter_mut()).enumerate() {
-                    butterfly(c * CH + k, u, v);
-                }
-            });
-        rayon::join(|| dif_rec(lo, sub), || dif_rec(hi, sub));
-    } else {
-        for (i, (u, v)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
-            butterfly(i, u, v);
-        }
-        dif_rec(lo, sub);
-        dif_rec(hi, sub);
-    }
+    });
+    both_halves(lo, hi, parallel, |half| dif_rec(half, sub));
 }
 
 fn dit_rec(data: &mut [Fr], levels: &[Vec<Fr>]) {
-    let n = data.len();
-    if n <= 1 {
+    if data.len() <= 1 {
         return;
     }
-    let half = n / 2;
-    let (lo, hi) = data.split_at_mut(half);
+    let parallel = data.len() >= PAR_MIN;
+    let (lo, hi) = data.split_at_mut(data.len() / 2);
     let (table, sub) = (&levels[0], &levels[1..]);
-    let butterfly = |i: usize, u: &mut Fr, v: &mut Fr| {
+    both_halves(lo, hi, parallel, |half| dit_rec(half, sub));
+    butterflies(lo, hi, parallel, |i, u, v| {
         // table[0] = 1, as in `dif_rec`.
         let t = if i == 0 { *v } else { *v * table[i] };
         let x = *u;
         *u = fr_add(x, t);
         *v = fr_sub(x, t);
-    };
-    if n >= PAR_MIN {
-        rayon::join(|| dit_rec(lo, sub), || dit_rec(hi, sub));
+    });
+}
+
+/// Applies `f(i, lo[i], hi[i])` for every i, in parallel chunks if `parallel`.
+fn butterflies(
+    lo: &mut [Fr],
+    hi: &mut [Fr],
+    parallel: bool,
+    f: impl Fn(usize, &mut Fr, &mut Fr) + Sync,
+) {
+    if parallel {
         const CH: usize = 1 << 10;
         lo.par_chunks_mut(CH)
             .zip(hi.par_chunks_mut(CH))
             .enumerate()
             .for_each(|(c, (l, h))| {
                 for (k, (u, v)) in l.iter_mut().zip(h.iter_mut()).enumerate() {
-                    butterfly(c * CH + k, u, v);
+                    f(c * CH + k, u, v);
                 }
             });
     } else {
-        dit_rec(lo, sub);
-        dit_rec(hi, sub);
         for (i, (u, v)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
-            butterfly(i, u, v);
+            f(i, u, v);
         }
+    }
+}
+
+/// Runs `f` on both halves, on two rayon tasks if `parallel`.
+fn both_halves(lo: &mut [Fr], hi: &mut [Fr], parallel: bool, f: impl Fn(&mut [Fr]) + Sync) {
+    if parallel {
+        rayon::join(|| f(lo), || f(hi));
+    } else {
+        f(lo);
+        f(hi);
     }
 }
 
