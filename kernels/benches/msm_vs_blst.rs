@@ -72,7 +72,7 @@ fn main() {
     );
     for log in (16..=max_log).step_by(2) {
         let n = 1usize << log;
-        let terms: Vec<Term> = (0..n as u32).map(|i| (i, i)).collect();
+        let terms: Vec<Term> = (0..n as u32).map(|i| [i, i]).collect();
         let (t_ours, ours) = best_of(2, || msm::msm(&bases[..n], &limbs, &terms));
         let (t_blst, theirs) = best_of(2, || as_blst(&bases[..n]).mult(&bytes[..32 * n], 255));
         assert_eq!(

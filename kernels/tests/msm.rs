@@ -42,7 +42,7 @@ fn mixed_scalars(n: usize, rng: &mut ChaCha8Rng) -> Vec<Fr> {
 }
 
 fn dense_terms(n: usize) -> Vec<msm::Term> {
-    (0..n as u32).map(|i| (i, i)).collect()
+    (0..n as u32).map(|i| [i, i]).collect()
 }
 
 #[test]

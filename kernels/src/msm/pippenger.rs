@@ -15,8 +15,9 @@ use super::batch_affine::{add_pairs, Sum};
 use super::curve::AffinePoint;
 use super::scalars::{self, Limbs};
 
-/// One term of an MSM: (base index, scalar index).
-pub type Term = (u32, u32);
+/// One term of an MSM: [base index, scalar index] (an array, so its layout is fixed for
+/// shared memory and device uploads).
+pub type Term = [u32; 2];
 
 /// Scalar bit width the digits must cover (Fr is 255 bits).
 const SCALAR_BITS: usize = 255;
@@ -155,7 +156,7 @@ fn projective_window_sum<A: AffinePoint>(
     w: usize,
 ) -> A::Projective {
     let mut buckets = vec![A::Projective::identity(); plan.buckets(w)];
-    for &(b, s) in terms {
+    for &[b, s] in terms {
         let d = plan.digit(&scalars[s as usize], w);
         if d != 0 {
             let (i, p) = signed_bucket(d, bases[b as usize]);
@@ -208,13 +209,13 @@ impl<A: AffinePoint> AffineBuckets<A> {
         const BLOCK: usize = 32;
         let mut digits = [0i64; BLOCK];
         for block in terms.chunks(BLOCK) {
-            for (d, &(_, s)) in digits.iter_mut().zip(block) {
+            for (d, &[_, s]) in digits.iter_mut().zip(block) {
                 *d = plan.digit(&scalars[s as usize], w);
                 if *d != 0 {
                     prefetch(&self.value[(d.unsigned_abs() - 1) as usize]);
                 }
             }
-            for (&d, &(b, _)) in digits.iter().zip(block) {
+            for (&d, &[b, _]) in digits.iter().zip(block) {
                 if d == 0 {
                     continue;
                 }

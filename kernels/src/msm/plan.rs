@@ -86,7 +86,7 @@ impl MsmPlan {
                     } else if *s == ONE {
                         part.ones.push(base as u32);
                     } else {
-                        part.terms.push((base as u32, (q.scalar_start + i) as u32));
+                        part.terms.push([base as u32, (q.scalar_start + i) as u32]);
                     }
                     base += 1;
                 }
@@ -102,9 +102,33 @@ impl MsmPlan {
 
     /// Σ over the plan: batch addition of the ones plus Pippenger over the rest.
     pub fn execute<A: AffinePoint>(&self, bases: &[A], scalars: &[Limbs]) -> A::Projective {
+        self.as_ref().execute(bases, scalars)
+    }
+
+    pub fn as_ref(&self) -> PlanRef<'_> {
+        PlanRef {
+            ones: &self.ones,
+            terms: &self.terms,
+        }
+    }
+}
+
+/// A classified MSM borrowed from wherever it lies: an [`MsmPlan`], or the prep output a
+/// host-prep process wrote into a partition slot.
+#[derive(Clone, Copy, Debug)]
+pub struct PlanRef<'a> {
+    /// Bases whose scalar is 1 (batch addition).
+    pub ones: &'a [u32],
+    /// [base, scalar] pairs for Pippenger.
+    pub terms: &'a [Term],
+}
+
+impl PlanRef<'_> {
+    /// Σ_{i ∈ ones} bases[i] + Σ_{(b, s) ∈ terms} scalars[s]·bases[b].
+    pub fn execute<A: AffinePoint>(&self, bases: &[A], scalars: &[Limbs]) -> A::Projective {
         let (ones, rest) = rayon::join(
-            || sum_indexed(bases, &self.ones),
-            || msm(bases, scalars, &self.terms),
+            || sum_indexed(bases, self.ones),
+            || msm(bases, scalars, self.terms),
         );
         ones + rest
     }
