@@ -97,6 +97,10 @@ pub fn layout_hash(geometry: &ArenaGeometry, slots: &SlotLayout) -> u64 {
         offset_of!(JobRecord, word),
         offset_of!(JobRecord, partitions_done),
         offset_of!(JobRecord, partition_blobs),
+        offset_of!(JobRecord, partition_slot),
+        offset_of!(JobRecord, finisher),
+        offset_of!(JobRecord, proofs),
+        offset_of!(JobRecord, reason),
     ] {
         h.u64(off as u64);
     }

@@ -43,7 +43,8 @@ pub struct JobRecord {
     pub word: AtomicU64,
     pub job_id: AtomicU64,
     pub num_partitions: AtomicU32,
-    pub _pad: AtomicU32,
+    /// [`JOB_FAILED`] once any stage gave up on the job (reason in `reason`).
+    pub flags: AtomicU32,
     /// Bit p set once partition p's proof is in; set by fetch_or, so exactly once.
     pub partitions_done: AtomicU64,
     pub created_unix_ns: AtomicU64,
@@ -51,10 +52,30 @@ pub struct JobRecord {
     pub partition_blobs: [BlobRange; MAX_PARTITIONS],
     /// The job's name (e.g. the C1 file name), UTF-8, zero padded, truncated to 128 bytes.
     pub name: [AtomicU64; NAME_WORDS],
+    /// Per partition: 0 while nobody synthesizes it, else 1 + the slot a synthesis process
+    /// took it into (CAS from 0). Recovery of that slot clears it, so the partition is
+    /// taken again: a partition is never lost between a job and a slot.
+    pub partition_slot: [AtomicU32; MAX_PARTITIONS],
+    /// Pid of the epilogue that assembles and writes the whole job (0: nobody yet); taken by
+    /// CAS, taken over only from a dead pid.
+    pub finisher: AtomicU32,
+    pub _pad: AtomicU32,
+    /// Each partition's 192-byte Groth16 proof, written by the epilogue before it marks the
+    /// partition done.
+    pub proofs: [[AtomicU64; PROOF_WORDS]; MAX_PARTITIONS],
+    /// Why the job failed (UTF-8, zero padded, truncated to 256 bytes).
+    pub reason: [AtomicU64; REASON_WORDS],
 }
 
+/// Bytes of one partition's Groth16 proof (A 48, B 96, C 48, compressed).
+pub const PROOF_BYTES: usize = 192;
+const PROOF_WORDS: usize = PROOF_BYTES / 8;
+const REASON_WORDS: usize = 32;
+/// `JobRecord::flags` bit: the job failed; stages pass its slots through without work.
+pub const JOB_FAILED: u32 = 1;
+
 // Part of the layout hash too; spelled out so a change is a deliberate one.
-const _: () = assert!(std::mem::size_of::<JobRecord>() == 1216);
+const _: () = assert!(std::mem::size_of::<JobRecord>() == 14_016);
 
 pub(crate) fn job_word(state: JobState, pid: u32) -> u64 {
     (u64::from(pid) << 8) | state as u64
@@ -186,16 +207,14 @@ impl Arena {
         rec.num_partitions
             .store(num_partitions as u32, Ordering::Relaxed);
         rec.partitions_done.store(0, Ordering::Relaxed);
-        rec.created_unix_ns.store(unix_ns(), Ordering::Relaxed);
-        let mut bytes = [0u8; NAME_WORDS * 8];
-        let n = name.len().min(bytes.len());
-        bytes[..n].copy_from_slice(&name.as_bytes()[..n]);
-        for (w, chunk) in rec.name.iter().zip(bytes.chunks(8)) {
-            w.store(
-                u64::from_le_bytes(chunk.try_into().unwrap()),
-                Ordering::Relaxed,
-            );
+        rec.flags.store(0, Ordering::Relaxed);
+        rec.finisher.store(0, Ordering::Relaxed);
+        for p in &rec.partition_slot {
+            p.store(0, Ordering::Relaxed);
         }
+        store_text(&rec.reason, "");
+        rec.created_unix_ns.store(unix_ns(), Ordering::Relaxed);
+        store_text(&rec.name, name);
         // Release: everything above becomes visible to whoever sees Active.
         rec.word
             .store(job_word(JobState::Active, 0), Ordering::Release);
@@ -241,14 +260,118 @@ impl<'a> JobView<'a> {
     }
 
     pub fn name(&self) -> String {
-        let bytes: Vec<u8> = self
-            .rec()
-            .name
+        load_text(&self.rec().name)
+    }
+
+    pub fn created_unix_ns(&self) -> u64 {
+        self.rec().created_unix_ns.load(Ordering::Relaxed)
+    }
+
+    /// Takes the first partition nobody has taken, for synthesis into `slot`.
+    pub fn take_partition(&self, slot: u32) -> Option<u32> {
+        if self.is_failed() {
+            return None;
+        }
+        let done = self.done_mask();
+        (0..self.num_partitions()).find(|&p| {
+            done & (1u64 << p) == 0
+                && self.rec().partition_slot[p as usize]
+                    .compare_exchange(0, slot + 1, Ordering::AcqRel, Ordering::Relaxed)
+                    .is_ok()
+        })
+    }
+
+    /// Whether some partition is still waiting for synthesis.
+    pub fn has_untaken_partition(&self) -> bool {
+        let done = self.done_mask();
+        !self.is_failed()
+            && (0..self.num_partitions()).any(|p| {
+                done & (1u64 << p) == 0
+                    && self.rec().partition_slot[p as usize].load(Ordering::Acquire) == 0
+            })
+    }
+
+    /// Gives back the unfinished partitions taken into `slot` (its synthesis failed or its
+    /// owner died), so they are taken again. Returns them.
+    pub fn release_partitions_of_slot(&self, slot: u32) -> Vec<u32> {
+        let done = self.done_mask();
+        (0..self.num_partitions())
+            .filter(|&p| {
+                done & (1u64 << p) == 0
+                    && self.rec().partition_slot[p as usize]
+                        .compare_exchange(slot + 1, 0, Ordering::AcqRel, Ordering::Relaxed)
+                        .is_ok()
+            })
+            .collect()
+    }
+
+    /// Stores partition `p`'s proof (before `mark_partition_done`, which publishes it).
+    pub fn set_partition_proof(
+        &self,
+        partition: u32,
+        proof: &[u8; PROOF_BYTES],
+    ) -> Result<(), ShmError> {
+        self.check_partition(partition)?;
+        for (w, chunk) in self.rec().proofs[partition as usize]
             .iter()
-            .flat_map(|w| w.load(Ordering::Relaxed).to_le_bytes())
-            .take_while(|b| *b != 0)
-            .collect();
-        String::from_utf8_lossy(&bytes).into_owned()
+            .zip(proof.chunks(8))
+        {
+            w.store(
+                u64::from_le_bytes(chunk.try_into().unwrap()),
+                Ordering::Relaxed,
+            );
+        }
+        Ok(())
+    }
+
+    /// Partition `p`'s proof; meaningful once its done bit is set (Acquire on the mask).
+    pub fn partition_proof(&self, partition: u32) -> Result<[u8; PROOF_BYTES], ShmError> {
+        self.check_partition(partition)?;
+        let mut out = [0u8; PROOF_BYTES];
+        for (chunk, w) in out
+            .chunks_mut(8)
+            .zip(&self.rec().proofs[partition as usize])
+        {
+            chunk.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+        }
+        Ok(out)
+    }
+
+    /// Becomes the process that writes the whole job out. Succeeds for one live process
+    /// at a time; a dead finisher's duty passes to the next caller.
+    pub fn take_finish(&self) -> bool {
+        let me = std::process::id();
+        let cell = &self.rec().finisher;
+        loop {
+            let holder = cell.load(Ordering::Acquire);
+            if holder == me {
+                return true;
+            }
+            if holder != 0 && !crate::recovery::pid_is_dead(holder) {
+                return false;
+            }
+            if cell
+                .compare_exchange(holder, me, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
+                return true;
+            }
+        }
+    }
+
+    /// Marks the job failed; the first reason is kept.
+    pub fn mark_failed(&self, reason: &str) {
+        if self.rec().flags.fetch_or(JOB_FAILED, Ordering::AcqRel) & JOB_FAILED == 0 {
+            store_text(&self.rec().reason, reason);
+        }
+    }
+
+    pub fn is_failed(&self) -> bool {
+        self.rec().flags.load(Ordering::Acquire) & JOB_FAILED != 0
+    }
+
+    pub fn failure_reason(&self) -> String {
+        load_text(&self.rec().reason)
     }
 
     fn blob(&self, range: &BlobRange) -> &'a [u8] {
@@ -338,4 +461,29 @@ impl<'a> JobView<'a> {
     pub fn retire(self) {
         self.rec().word.store(0, Ordering::Release);
     }
+}
+
+/// Writes UTF-8 text zero padded into atomic words (truncated to fit).
+fn store_text(words: &[AtomicU64], text: &str) {
+    let mut bytes = vec![0u8; words.len() * 8];
+    let mut n = text.len().min(bytes.len());
+    while !text.is_char_boundary(n) {
+        n -= 1;
+    }
+    bytes[..n].copy_from_slice(&text.as_bytes()[..n]);
+    for (w, chunk) in words.iter().zip(bytes.chunks(8)) {
+        w.store(
+            u64::from_le_bytes(chunk.try_into().unwrap()),
+            Ordering::Relaxed,
+        );
+    }
+}
+
+fn load_text(words: &[AtomicU64]) -> String {
+    let bytes: Vec<u8> = words
+        .iter()
+        .flat_map(|w| w.load(Ordering::Relaxed).to_le_bytes())
+        .take_while(|b| *b != 0)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
 }

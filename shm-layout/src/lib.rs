@@ -66,6 +66,7 @@ pub mod shape;
 pub mod slot;
 pub mod slot_state;
 pub mod srs;
+pub mod timeline;
 
 pub use arena::{Arena, ArenaConfig};
 pub use control::{
@@ -75,7 +76,8 @@ pub use descriptor::SlotDescriptor;
 pub use error::ShmError;
 pub use job::{JobView, MAX_PARTITIONS};
 pub use recovery::RecoveryReport;
-pub use shape::{PartitionShape, Region, SlotLayout};
+pub use shape::{PartitionMeta, PartitionShape, PrepHeader, Region, SlotLayout, PREP_HEADER_BYTES};
 pub use slot::{SlotClaim, SlotHeader};
 pub use slot_state::{SlotState, SlotWord, Stage};
 pub use srs::{SrsKey, SrsSegment};
+pub use timeline::{At, Timeline, TimelineEvent};

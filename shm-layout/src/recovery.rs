@@ -54,6 +54,13 @@ impl Arena {
                 }
                 let back = w.next(w.state.last_completed(), 0);
                 if header.transition(w, back).is_ok() {
+                    if back.state == crate::slot_state::SlotState::Free {
+                        // It died synthesizing: whatever partition it took goes back to
+                        // its job (it may have died before naming it in the slot header).
+                        for job in self.active_jobs() {
+                            job.release_partitions_of_slot(slot);
+                        }
+                    }
                     report.returned.push(SlotDescriptor::new(
                         slot,
                         back,

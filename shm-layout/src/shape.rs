@@ -59,49 +59,71 @@ impl PartitionShape {
 #[repr(u8)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Region {
+    /// The partition's actual shape as synthesized ([`PartitionMeta`]); the slot's shape is
+    /// a capacity, a partition may be smaller (a 2 KiB partition in a 32 GiB slot).
+    Meta,
     /// A·z evaluations, one Fr per domain element (written by synthesis).
     EvalA,
     EvalB,
     EvalC,
-    /// Public input assignment, one Fr per input.
-    InputAssignment,
-    /// Private (aux) assignment, one Fr per aux variable.
-    AuxAssignment,
+    /// The assignment z: the public inputs, then the aux variables, one Fr each, contiguous
+    /// so the MSM plans index one scalar array (host-prep rewrites it in place as canonical
+    /// little-endian limbs).
+    Assignment,
     /// Density bitmaps: one bit per variable, in u64 words.
     DensityAAux,
     DensityBInput,
     DensityBAux,
-    /// prep_msm output per MSM: 2-bit class per aux scalar (0 / 1 / other), in u64 words...
-    PrepLClass,
-    /// ...and the u32 indices of the "other" scalars (the tail MSM), at most one per aux.
-    PrepLTail,
-    PrepAClass,
-    PrepATail,
-    PrepBClass,
-    PrepBTail,
+    /// prep_msm output, one region per MSM (L, A, B): a [`PrepHeader`] then up to
+    /// `num_inputs + num_aux` entries of 8 bytes: first the u32 base indices whose scalar is
+    /// 1 (batch addition), then the [base, scalar] u32 pairs of the tail (Pippenger).
+    PrepL,
+    PrepA,
+    PrepB,
     /// MSM results: H, L, A, B_G1 (G1 projective) then B_G2 (G2 projective).
     MsmResults,
 }
 
 impl Region {
-    pub const ALL: [Region; 15] = [
+    pub const ALL: [Region; 12] = [
+        Region::Meta,
         Region::EvalA,
         Region::EvalB,
         Region::EvalC,
-        Region::InputAssignment,
-        Region::AuxAssignment,
+        Region::Assignment,
         Region::DensityAAux,
         Region::DensityBInput,
         Region::DensityBAux,
-        Region::PrepLClass,
-        Region::PrepLTail,
-        Region::PrepAClass,
-        Region::PrepATail,
-        Region::PrepBClass,
-        Region::PrepBTail,
+        Region::PrepL,
+        Region::PrepA,
+        Region::PrepB,
         Region::MsmResults,
     ];
 }
+
+/// Contents of [`Region::Meta`], written by synthesis.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PartitionMeta {
+    pub num_constraints: u64,
+    pub num_inputs: u64,
+    pub num_aux: u64,
+}
+
+/// Head of each prep region: how many entries of each kind follow.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PrepHeader {
+    /// Scalars equal to 1: `ones` u32 base indices follow the header (4 bytes each).
+    pub ones: u64,
+    /// Tail terms: `terms` [base, scalar] u32 pairs follow the ones, 8-byte aligned.
+    pub terms: u64,
+    /// Scalars equal to 0 (skipped; counted for the timeline).
+    pub zeros: u64,
+}
+
+/// Bytes before the first entry of a prep region.
+pub const PREP_HEADER_BYTES: u64 = 64;
 
 /// Offsets of the MSM results inside [`Region::MsmResults`].
 pub mod msm_result {
@@ -140,17 +162,19 @@ impl SlotLayout {
             .ok_or_else(overflow)?;
         let aux = shape.num_aux;
         let eval = mul(domain, FR_BYTES)?;
-        let class = bitmap_bytes(mul(aux, 2)?)?;
-        let tail = mul(aux, 4)?;
+        let vars = shape.num_inputs.checked_add(aux).ok_or_else(overflow)?;
+        // ones (4 B) + terms (8 B) never exceed one entry per variable: 8 B each suffices.
+        let prep = mul(vars, 8)?
+            .checked_add(PREP_HEADER_BYTES)
+            .ok_or_else(overflow)?;
         let len_of = |r: Region| -> Result<u64, ShmError> {
             Ok(match r {
+                Region::Meta => std::mem::size_of::<PartitionMeta>() as u64,
                 Region::EvalA | Region::EvalB | Region::EvalC => eval,
-                Region::InputAssignment => mul(shape.num_inputs, FR_BYTES)?,
-                Region::AuxAssignment => mul(aux, FR_BYTES)?,
+                Region::Assignment => mul(vars, FR_BYTES)?,
                 Region::DensityAAux | Region::DensityBAux => bitmap_bytes(aux)?,
                 Region::DensityBInput => bitmap_bytes(shape.num_inputs)?,
-                Region::PrepLClass | Region::PrepAClass | Region::PrepBClass => class,
-                Region::PrepLTail | Region::PrepATail | Region::PrepBTail => tail,
+                Region::PrepL | Region::PrepA | Region::PrepB => prep,
                 Region::MsmResults => msm_result::TOTAL,
             })
         };
@@ -205,27 +229,24 @@ mod tests {
         let domain = 1u64 << 27;
         let aux = 130_169_893u64;
         assert_eq!(l.span(Region::EvalA).len, domain * 32); // 4 GiB: overflows u32
-        assert_eq!(l.span(Region::AuxAssignment).len, aux * 32);
-        assert_eq!(l.span(Region::InputAssignment).len, 328 * 32);
+        assert_eq!(l.span(Region::Assignment).len, (328 + aux) * 32);
         assert_eq!(l.span(Region::DensityAAux).len, aux.div_ceil(64) * 8);
         assert_eq!(l.span(Region::DensityBInput).len, 6 * 8);
-        assert_eq!(l.span(Region::PrepLClass).len, (2 * aux).div_ceil(64) * 8);
-        assert_eq!(l.span(Region::PrepBTail).len, aux * 4);
+        assert_eq!(l.span(Region::PrepB).len, 64 + (328 + aux) * 8);
         assert_eq!(l.span(Region::MsmResults).len, 4 * 144 + 288);
         let unpadded: u64 = Region::ALL.iter().map(|r| l.span(*r).len).sum();
         assert_eq!(
             unpadded,
-            3 * domain * 32
-                + 328 * 32
-                + aux * 32
+            24 + 3 * domain * 32
+                + (328 + aux) * 32
                 + 2 * aux.div_ceil(64) * 8
                 + 6 * 8
-                + 3 * ((2 * aux).div_ceil(64) * 8 + aux * 4)
+                + 3 * (64 + (328 + aux) * 8)
                 + 864
         );
-        assert!(l.data_len() >= unpadded && l.data_len() < unpadded + 15 * 4096);
-        // ~18.7 GB (17.5 GiB) per slot: far beyond u32, within u64.
-        assert!(l.data_len() > 18_700_000_000 && l.data_len() < 18_800_000_000);
+        assert!(l.data_len() >= unpadded && l.data_len() < unpadded + 12 * 4096);
+        // ~20.2 GB (18.8 GiB) per slot: far beyond u32, within u64.
+        assert!(l.data_len() > 20_200_000_000 && l.data_len() < 20_300_000_000);
     }
 
     #[test]

@@ -231,3 +231,32 @@ fn orphans_of_dead_owners_go_back_one_state() {
     drop(mine);
     a.remove().unwrap();
 }
+
+#[test]
+fn partitions_are_taken_once_and_released_by_slot() {
+    let env = TestEnv::new("take");
+    let arena = &env.create_arena(shape(), 2);
+    let job = arena.publish_job("j.json", &0u8, &[0u8; 3]).unwrap();
+    assert!(job.has_untaken_partition());
+    assert_eq!(job.take_partition(0), Some(0));
+    assert_eq!(job.take_partition(1), Some(1));
+    assert_eq!(job.take_partition(0), Some(2));
+    assert_eq!(job.take_partition(1), None);
+    assert!(!job.has_untaken_partition());
+    // Slot 0's owner died: its unfinished partitions (0 and 2) go back, slot 1's stays.
+    let proof = [7u8; cuzk_shm_layout::job::PROOF_BYTES];
+    job.set_partition_proof(0, &proof).unwrap();
+    assert!(!job.mark_partition_done(0).unwrap());
+    assert_eq!(job.release_partitions_of_slot(0), vec![2]);
+    assert_eq!(job.take_partition(1), Some(2));
+    assert_eq!(job.partition_proof(0).unwrap(), proof);
+    // One finisher at a time; a failed job hands out no partitions.
+    assert!(job.take_finish());
+    job.mark_failed("first reason");
+    job.mark_failed("second reason");
+    assert!(job.is_failed());
+    assert_eq!(job.failure_reason(), "first reason");
+    assert_eq!(job.release_partitions_of_slot(1), vec![1, 2]);
+    assert_eq!(job.take_partition(1), None);
+    arena.remove().unwrap();
+}
