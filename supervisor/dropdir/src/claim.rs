@@ -1,0 +1,135 @@
+//! Taking jobs: the claim by rename, and giving back what a crash left in `working/`.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::durable::{fsync_dir, is_temp_name, rename_noreplace};
+use crate::{c1_stem, c1_stem_of, DropDir, DropDirError};
+
+/// What [`DropDir::requeue_working`] did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct RequeueReport {
+    /// Inputs moved back to `incoming/` (their new paths).
+    pub requeued: Vec<PathBuf>,
+    /// Inputs removed from `working/` because their proof is already in `done/` (a crash
+    /// between writing the proof and retiring the input).
+    pub dropped: Vec<PathBuf>,
+    /// Inputs moved to `failed/` because a newer file of the same name is in `incoming/`.
+    pub failed: Vec<PathBuf>,
+    /// Temp files a crash left half-written in `done/` or `failed/`, removed.
+    pub removed_temps: Vec<PathBuf>,
+}
+
+impl DropDir {
+    /// Claims `incoming/x.json` by renaming it to `working/x.json`: atomic, so of two
+    /// supervisors exactly one gets it; `Ok(None)` for the one that found it gone.
+    ///
+    /// A job whose name is already in `working/` or proved in `done/` is not taken: the input
+    /// goes to `failed/` with a reason and the error is [`DropDirError::Duplicate`].
+    ///
+    /// The claim is not fsynced: after a crash the file is in `incoming/` or `working/`,
+    /// and `requeue_working` treats both the same.
+    pub fn claim(&self, incoming: &Path) -> Result<Option<PathBuf>, DropDirError> {
+        let stem = c1_stem_of(incoming)?;
+        let (proof, _) = self.done_paths(incoming);
+        if proof.exists() {
+            return self.reject_duplicate(incoming, &proof, "proved");
+        }
+        let name = incoming.file_name().unwrap_or(stem);
+        let target = self.working.join(name);
+        match rename_noreplace(incoming, &target) {
+            Ok(()) => Ok(Some(target)),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {
+                self.reject_duplicate(incoming, &target, "in progress")
+            }
+            Err(err) => Err(DropDirError::io("claim (rename to working/)", incoming)(
+                err,
+            )),
+        }
+    }
+
+    fn reject_duplicate(
+        &self,
+        incoming: &Path,
+        existing: &Path,
+        state: &str,
+    ) -> Result<Option<PathBuf>, DropDirError> {
+        let reason = format!(
+            "a job of this name is already {state}: {}",
+            existing.display()
+        );
+        match self.fail_if_present(incoming, &reason)? {
+            Some(failed) => Err(DropDirError::Duplicate {
+                input: incoming.to_path_buf(),
+                existing: existing.to_path_buf(),
+                failed,
+            }),
+            None => Ok(None),
+        }
+    }
+
+    /// At start, before any claim: every input in `working/` goes back to `incoming/`,
+    /// except one whose proof is already in `done/`, which is removed (its job finished; a
+    /// crash came between writing the proof and retiring the input). Half-written temp files
+    /// in `done/` and `failed/` are removed. Entries of `working/` that are not C1 files are
+    /// left alone with a warning.
+    ///
+    /// Only correct while no other supervisor is working on this data directory.
+    pub fn requeue_working(&self) -> Result<RequeueReport, DropDirError> {
+        let mut report = RequeueReport::default();
+        for path in list(&self.working)? {
+            let name = path.file_name().unwrap_or_default();
+            let is_file = path
+                .symlink_metadata()
+                .is_ok_and(|m| m.file_type().is_file());
+            if c1_stem(name).is_none() || !is_file {
+                tracing::warn!(path = %path.display(), "drop directory: working/ holds something that is not a C1 file; left alone");
+                continue;
+            }
+            let (proof, _) = self.done_paths(&path);
+            if proof.exists() {
+                std::fs::remove_file(&path).map_err(DropDirError::io("remove", &path))?;
+                report.dropped.push(path);
+                continue;
+            }
+            let back = self.incoming.join(name);
+            match rename_noreplace(&path, &back) {
+                Ok(()) => report.requeued.push(back),
+                Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {
+                    let reason = "requeued after a restart, but a newer file of the same name is in incoming/";
+                    report.failed.push(self.fail(&path, reason)?);
+                }
+                Err(err) => {
+                    return Err(DropDirError::io("requeue (rename to incoming/)", &path)(
+                        err,
+                    ))
+                }
+            }
+        }
+        for dir in [&self.done, &self.failed] {
+            for path in list(dir)? {
+                if path.file_name().is_some_and(is_temp_name) {
+                    std::fs::remove_file(&path).map_err(DropDirError::io("remove", &path))?;
+                    report.removed_temps.push(path);
+                }
+            }
+        }
+        fsync_dir(&self.working)?;
+        fsync_dir(&self.incoming)?;
+        Ok(report)
+    }
+}
+
+/// The entries of `dir`, sorted by name (for reports that read the same run to run).
+fn list(dir: &Path) -> Result<Vec<PathBuf>, DropDirError> {
+    let mut paths = std::fs::read_dir(dir)
+        .and_then(|entries| {
+            entries
+                .map(|e| e.map(|e| e.path()))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .map_err(DropDirError::io("read directory", dir))?;
+    paths.sort();
+    Ok(paths)
+}

@@ -1,0 +1,79 @@
+//! Ending a job: its outputs into `done/`, or its input into `failed/`.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use crate::durable::{fsync_dir, write_then_rename};
+use crate::time::rfc3339_utc;
+use crate::{c1_stem_of, with_extension, DropDir, DropDirError};
+
+impl DropDir {
+    /// Writes the job's outputs and retires its input, in crash order:
+    /// 1. `done/<stem>.json` (result) via a temp name, fsync, rename, fsync `done/`;
+    /// 2. `done/<stem>.proof` the same way, last, so that "proof exists" means complete;
+    /// 3. removes the input from `working/` and fsyncs `working/`.
+    ///
+    /// A crash before 2 leaves the input in `working/` (proved again after requeue; a
+    /// result file without a proof is overwritten); a crash after 2 leaves a proof, and
+    /// `requeue_working` drops the input. Returns (proof path, result path).
+    pub fn finish(
+        &self,
+        working_file: &Path,
+        proof: &[u8],
+        result_json: &[u8],
+    ) -> Result<(PathBuf, PathBuf), DropDirError> {
+        let stem = c1_stem_of(working_file)?;
+        let result_path =
+            write_then_rename(&self.done, &with_extension(stem, "json"), result_json)?;
+        fsync_dir(&self.done)?;
+        let proof_path = write_then_rename(&self.done, &with_extension(stem, "proof"), proof)?;
+        fsync_dir(&self.done)?;
+        std::fs::remove_file(working_file).map_err(DropDirError::io("remove", working_file))?;
+        fsync_dir(parent(working_file))?;
+        Ok((proof_path, result_path))
+    }
+
+    /// Moves the input to `failed/<name>`, after writing `failed/<stem>.reason` (UTC time and
+    /// reason, one per line) durably, and fsyncs both directories. An earlier failed input
+    /// of the same name is replaced. Works on a path in any of the directories.
+    pub fn fail(&self, input: &Path, reason: &str) -> Result<PathBuf, DropDirError> {
+        self.fail_if_present(input, reason)?.ok_or_else(|| {
+            DropDirError::io("move to failed/", input)(io::ErrorKind::NotFound.into())
+        })
+    }
+
+    /// [`DropDir::fail`], with `Ok(None)` when the input vanished (another supervisor took it).
+    pub(crate) fn fail_if_present(
+        &self,
+        input: &Path,
+        reason: &str,
+    ) -> Result<Option<PathBuf>, DropDirError> {
+        let stem = c1_stem_of(input)?;
+        let text = format!(
+            "time: {}\nreason: {reason}\n",
+            rfc3339_utc(SystemTime::now())
+        );
+        write_then_rename(
+            &self.failed,
+            &with_extension(stem, "reason"),
+            text.as_bytes(),
+        )?;
+        let target = self.failed.join(input.file_name().unwrap_or(stem));
+        match std::fs::rename(input, &target) {
+            Ok(()) => {}
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(err) => return Err(DropDirError::io("move to failed/", input)(err)),
+        }
+        fsync_dir(&self.failed)?;
+        fsync_dir(parent(input))?;
+        Ok(Some(target))
+    }
+}
+
+fn parent(path: &Path) -> &Path {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    }
+}

@@ -1,0 +1,323 @@
+//! The drop-directory contract: what counts as a job, claims, crash order, failures.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Barrier, Mutex};
+use std::time::{Duration, SystemTime};
+
+use cuzk_dropdir::{DropDir, DropDirError, RequeueReport};
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn file_names(paths: &[PathBuf]) -> Vec<String> {
+    paths
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// Writes `incoming/name` with a modification time `age_s` seconds before a fixed moment.
+fn drop_file(dir: &DropDir, name: &str, age_s: u64) -> PathBuf {
+    let path = dir.incoming.join(name);
+    let file = fs::File::create(&path).unwrap();
+    (&file).write_all(b"{}").unwrap();
+    let base = SystemTime::UNIX_EPOCH + Duration::from_secs(1_795_960_800);
+    file.set_modified(base - Duration::from_secs(age_s))
+        .unwrap();
+    path
+}
+
+/// Warning lines logged while `f` runs.
+fn warnings_during<T>(f: impl FnOnce() -> T) -> (T, Vec<String>) {
+    #[derive(Clone, Default)]
+    struct Lines(Arc<Mutex<Vec<u8>>>);
+    impl Write for Lines {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let lines = Lines::default();
+    let writer = lines.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .with_max_level(tracing::Level::WARN)
+        .finish();
+    let out = tracing::subscriber::with_default(subscriber, f);
+    let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    (
+        out,
+        text.lines()
+            .filter(|l| l.contains("WARN"))
+            .map(str::to_owned)
+            .collect(),
+    )
+}
+
+#[test]
+fn open_creates_the_four_directories() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DropDir::open(&tmp.path().join("data")).unwrap();
+    for d in [&dir.incoming, &dir.working, &dir.done, &dir.failed] {
+        assert!(d.is_dir(), "{}", d.display());
+    }
+    assert_eq!(
+        names(&tmp.path().join("data")),
+        ["done", "failed", "incoming", "working"]
+    );
+}
+
+#[test]
+fn scan_takes_complete_json_files_oldest_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut dir = DropDir::open(tmp.path()).unwrap();
+    drop_file(&dir, "new.json", 10);
+    drop_file(&dir, "old.json", 100);
+    drop_file(&dir, "b-same.json", 50);
+    drop_file(&dir, "a-same.json", 50);
+    let found = dir.scan_incoming().unwrap();
+    assert_eq!(
+        file_names(&found),
+        ["old.json", "a-same.json", "b-same.json", "new.json"]
+    );
+}
+
+#[test]
+fn partial_dot_tmp_and_other_files_are_ignored_with_one_warning_each() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut dir = DropDir::open(tmp.path()).unwrap();
+    drop_file(&dir, "job.json", 1);
+    drop_file(&dir, ".job2.json", 1); // being written under a dot name
+    drop_file(&dir, "job3.json.tmp", 1); // being written under a temp name
+    drop_file(&dir, "notes.txt", 1);
+    drop_file(&dir, ".json", 1);
+    fs::create_dir(dir.incoming.join("dir.json")).unwrap();
+    std::os::unix::fs::symlink(
+        dir.incoming.join("job.json"),
+        dir.incoming.join("link.json"),
+    )
+    .unwrap();
+
+    let (first, warnings) = warnings_during(|| dir.scan_incoming().unwrap());
+    assert_eq!(file_names(&first), ["job.json"]);
+    assert_eq!(warnings.len(), 6, "{warnings:#?}");
+    for name in [
+        ".job2.json",
+        "job3.json.tmp",
+        "notes.txt",
+        "dir.json",
+        "link.json",
+    ] {
+        assert!(
+            warnings.iter().any(|w| w.contains(name)),
+            "no warning for {name}"
+        );
+    }
+
+    let (second, warnings) = warnings_during(|| dir.scan_incoming().unwrap());
+    assert_eq!(file_names(&second), ["job.json"]);
+    assert!(warnings.is_empty(), "warned twice: {warnings:#?}");
+
+    // Once the writer renames it into place, it is taken.
+    fs::rename(
+        dir.incoming.join(".job2.json"),
+        dir.incoming.join("job2.json"),
+    )
+    .unwrap();
+    let third = dir.scan_incoming().unwrap();
+    assert_eq!(file_names(&third), ["job.json", "job2.json"]);
+}
+
+#[test]
+fn claim_moves_to_working_and_a_vanished_file_is_none() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DropDir::open(tmp.path()).unwrap();
+    let input = drop_file(&dir, "job.json", 1);
+    let claimed = dir.claim(&input).unwrap().unwrap();
+    assert_eq!(claimed, dir.working.join("job.json"));
+    assert!(claimed.is_file());
+    assert!(!input.exists());
+    assert_eq!(dir.claim(&input).unwrap(), None);
+}
+
+#[test]
+fn claim_race_between_threads_takes_each_file_once() {
+    const FILES: usize = 200;
+    const THREADS: usize = 4;
+    let tmp = tempfile::tempdir().unwrap();
+    let mut dir = DropDir::open(tmp.path()).unwrap();
+    for i in 0..FILES {
+        drop_file(&dir, &format!("job{i:03}.json"), 1);
+    }
+    let found = dir.scan_incoming().unwrap();
+    let dir = Arc::new(dir);
+    let barrier = Arc::new(Barrier::new(THREADS));
+    let claimed: Vec<Vec<PathBuf>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..THREADS)
+            .map(|_| {
+                let (dir, barrier, found) = (dir.clone(), barrier.clone(), &found);
+                s.spawn(move || {
+                    barrier.wait();
+                    found.iter().filter_map(|p| dir.claim(p).unwrap()).collect()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut all: Vec<PathBuf> = claimed.into_iter().flatten().collect();
+    assert_eq!(all.len(), FILES, "each file claimed exactly once");
+    all.sort();
+    all.dedup();
+    assert_eq!(all.len(), FILES);
+    assert_eq!(names(&dir.working).len(), FILES);
+    assert!(names(&dir.incoming).is_empty());
+}
+
+#[test]
+fn claim_of_a_name_in_progress_or_proved_goes_to_failed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DropDir::open(tmp.path()).unwrap();
+    let working = dir.claim(&drop_file(&dir, "job.json", 1)).unwrap().unwrap();
+
+    let again = drop_file(&dir, "job.json", 1);
+    let err = dir.claim(&again).unwrap_err();
+    assert!(matches!(err, DropDirError::Duplicate { .. }), "{err}");
+    assert!(err.to_string().contains("job.json"), "{err}");
+    assert!(working.is_file(), "the job in progress is untouched");
+    assert_eq!(names(&dir.failed), ["job.json", "job.reason"]);
+    let reason = fs::read_to_string(dir.failed.join("job.reason")).unwrap();
+    assert!(reason.contains("in progress"), "{reason}");
+
+    dir.finish(&working, b"proof", b"{}").unwrap();
+    let again = drop_file(&dir, "job.json", 1);
+    let err = dir.claim(&again).unwrap_err();
+    assert!(matches!(err, DropDirError::Duplicate { .. }), "{err}");
+    let reason = fs::read_to_string(dir.failed.join("job.reason")).unwrap();
+    assert!(reason.contains("proved"), "{reason}");
+    assert_eq!(
+        fs::read(dir.done.join("job.proof")).unwrap(),
+        b"proof",
+        "proof untouched"
+    );
+}
+
+#[test]
+fn claim_refuses_a_name_that_is_not_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DropDir::open(tmp.path()).unwrap();
+    let path = drop_file(&dir, "job.txt", 1);
+    let err = dir.claim(&path).unwrap_err();
+    assert!(matches!(err, DropDirError::NotC1Name { .. }), "{err}");
+    assert!(path.exists());
+}
+
+#[test]
+fn finish_writes_outputs_leaves_no_temp_files_and_retires_the_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DropDir::open(tmp.path()).unwrap();
+    let working = dir.claim(&drop_file(&dir, "job.json", 1)).unwrap().unwrap();
+    let (proof, result) = dir
+        .finish(&working, b"proof bytes", b"{\"ok\":true}")
+        .unwrap();
+    assert_eq!((proof.clone(), result.clone()), dir.done_paths(&working));
+    assert_eq!(proof, dir.done.join("job.proof"));
+    assert_eq!(result, dir.done.join("job.json"));
+    assert_eq!(fs::read(&proof).unwrap(), b"proof bytes");
+    assert_eq!(fs::read(&result).unwrap(), b"{\"ok\":true}");
+    assert_eq!(names(&dir.done), ["job.json", "job.proof"], "no temp files");
+    assert!(names(&dir.working).is_empty());
+}
+
+#[test]
+fn requeue_puts_working_back_unless_its_proof_exists() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut dir = DropDir::open(tmp.path()).unwrap();
+    let a = dir.claim(&drop_file(&dir, "a.json", 1)).unwrap().unwrap();
+    let b = dir.claim(&drop_file(&dir, "b.json", 1)).unwrap().unwrap();
+    // A crash in `finish` of b after the proof was renamed into place, before the input was
+    // removed: the proof is complete, b must not be proved twice.
+    let (b_proof, b_result) = dir.done_paths(&b);
+    fs::write(&b_result, b"{}").unwrap();
+    fs::write(&b_proof, b"proof").unwrap();
+    // And a crash of another finish while writing its temp file.
+    fs::write(dir.done.join(".c.proof.tmp"), b"half").unwrap();
+
+    let report = dir.requeue_working().unwrap();
+    assert_eq!(
+        report,
+        RequeueReport {
+            requeued: vec![dir.incoming.join("a.json")],
+            dropped: vec![b.clone()],
+            failed: vec![],
+            removed_temps: vec![dir.done.join(".c.proof.tmp")],
+        }
+    );
+    assert!(!a.exists() && !b.exists());
+    assert_eq!(names(&dir.done), ["b.json", "b.proof"]);
+    assert_eq!(file_names(&dir.scan_incoming().unwrap()), ["a.json"]);
+}
+
+#[test]
+fn requeue_with_a_newer_file_of_the_same_name_fails_the_old_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DropDir::open(tmp.path()).unwrap();
+    let old = dir.claim(&drop_file(&dir, "a.json", 1)).unwrap().unwrap();
+    fs::write(dir.incoming.join("a.json"), b"newer").unwrap();
+    let report = dir.requeue_working().unwrap();
+    assert_eq!(report.failed, vec![dir.failed.join("a.json")]);
+    assert!(!old.exists());
+    assert_eq!(fs::read(dir.incoming.join("a.json")).unwrap(), b"newer");
+}
+
+#[test]
+fn fail_moves_the_input_and_writes_the_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DropDir::open(tmp.path()).unwrap();
+    let working = dir.claim(&drop_file(&dir, "bad.json", 1)).unwrap().unwrap();
+    let failed = dir
+        .fail(&working, "C1 parse error: unexpected end of file")
+        .unwrap();
+    assert_eq!(failed, dir.failed.join("bad.json"));
+    assert_eq!(fs::read(&failed).unwrap(), b"{}");
+    assert!(!working.exists());
+    assert_eq!(
+        names(&dir.failed),
+        ["bad.json", "bad.reason"],
+        "no temp files"
+    );
+    let reason = fs::read_to_string(dir.failed.join("bad.reason")).unwrap();
+    let mut lines = reason.lines();
+    let time = lines.next().unwrap();
+    assert!(
+        time.starts_with("time: 20") && time.ends_with('Z'),
+        "{reason}"
+    );
+    assert_eq!(
+        lines.next(),
+        Some("reason: C1 parse error: unexpected end of file")
+    );
+}
+
+#[test]
+fn fail_of_a_missing_input_names_the_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DropDir::open(tmp.path()).unwrap();
+    let err = dir.fail(&dir.working.join("gone.json"), "x").unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("move to failed/") && text.contains("gone.json"),
+        "{text}"
+    );
+}
