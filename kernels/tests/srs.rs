@@ -182,3 +182,31 @@ fn missing_file_names_it() {
         "{err}"
     );
 }
+
+#[test]
+fn flat_image_holds_the_same_points_and_refuses_an_incomplete_one() {
+    use cuzk_kernels::srs::{fill_image, image_len, view_image, ParamsLayout};
+    let f = fixture();
+    let layout = Srs::layout(&f.params_path).unwrap();
+    let _: &ParamsLayout = &layout;
+    // u64 backing keeps the buffer 8-byte aligned, as a page of a mapping is.
+    let mut backing = vec![0u64; image_len(&layout).div_ceil(8)];
+    // SAFETY: u64s viewed as bytes, same allocation, exclusive borrow.
+    let bytes = unsafe {
+        std::slice::from_raw_parts_mut(backing.as_mut_ptr() as *mut u8, image_len(&layout))
+    };
+    assert!(view_image(bytes).is_err(), "an unfilled image has no magic");
+    fill_image(&f.bytes, &f.params_path, Validation::Full, bytes).unwrap();
+    let view = view_image(bytes).unwrap();
+    let srs = Srs::read(&f.params_path, Validation::Full).unwrap();
+    assert_eq!(view.vk, srs.vk);
+    assert_eq!(view.h, &srs.h[..]);
+    assert_eq!(view.l, &srs.l[..]);
+    assert_eq!(view.a, &srs.a[..]);
+    assert_eq!(view.b_g1, &srs.b_g1[..]);
+    assert_eq!(view.b_g2, &srs.b_g2[..]);
+    assert!(
+        view_image(&bytes[..bytes.len() - 64]).is_err(),
+        "short image refused"
+    );
+}

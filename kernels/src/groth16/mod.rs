@@ -5,6 +5,7 @@ mod epilogue;
 mod proof;
 mod prover;
 mod quotient;
+pub mod steps;
 
 pub use epilogue::{combine, MsmResults};
 pub use proof::Proof;

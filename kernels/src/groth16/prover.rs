@@ -1,4 +1,5 @@
-//! A Groth16 proof from a synthesized witness: H by NTT, the five MSMs, the epilogue.
+//! A Groth16 proof from a synthesized witness in one call: the steps of `steps.rs` in
+//! order (the stage processes run the same steps, each its own part).
 
 use std::time::{Duration, Instant};
 
@@ -6,13 +7,11 @@ use blstrs::Scalar as Fr;
 use rayon::prelude::*;
 
 use super::epilogue::{combine, MsmResults};
-use super::quotient::quotient_in_place;
+use super::steps::{self, Densities};
 use super::Proof;
 use crate::msm::scalars::{self, Limbs};
-use crate::msm::{MsmPlan, Query};
-use crate::ntt::Domain;
 use crate::srs::Srs;
-use crate::witness::{density_count, CircuitShape, WitnessBuffers};
+use crate::witness::{CircuitShape, WitnessBuffers};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProveError {
@@ -41,18 +40,6 @@ pub struct ProverTimings {
     pub epilogue: Duration,
 }
 
-fn check(vector: &'static str, got: usize, expected: usize) -> Result<(), ProveError> {
-    if got == expected {
-        Ok(())
-    } else {
-        Err(ProveError::ParamsMismatch {
-            vector,
-            expected,
-            got,
-        })
-    }
-}
-
 /// Proves with blinding factors r, s. The witness's `a`, `b`, `c` are consumed (they
 /// hold H and scratch afterwards); inputs, aux and densities are only read.
 pub fn prove(
@@ -62,33 +49,23 @@ pub fn prove(
     r: Fr,
     s: Fr,
 ) -> Result<(Proof, ProverTimings), ProveError> {
-    use group::prime::PrimeCurveAffine;
-    if bool::from(srs.vk.delta_g1.is_identity() | srs.vk.delta_g2.is_identity()) {
-        return Err(ProveError::DeltaAtInfinity);
-    }
+    let srs = srs.view();
+    let d = Densities {
+        a_aux: w.a_aux_density,
+        b_input: w.b_input_density,
+        b_aux: w.b_aux_density,
+    };
+    steps::check_params(&srs, shape, d)?;
     let (n_in, n_aux) = (shape.num_inputs, shape.num_aux);
-    let a_aux = density_count(w.a_aux_density, n_aux);
-    let b_in = density_count(w.b_input_density, n_in);
-    let b_aux = density_count(w.b_aux_density, n_aux);
-    let n = shape.domain_size();
-    check("vk.ic", srs.vk.ic.len(), n_in)?;
-    check("h", srs.h.len(), n - 1)?;
-    check("l", srs.l.len(), n_aux)?;
-    check("a", srs.a.len(), n_in + a_aux)?;
-    check("b_g1", srs.b_g1.len(), b_in + b_aux)?;
-    check("b_g2", srs.b_g2.len(), b_in + b_aux)?;
     let mut t = ProverTimings::default();
 
     let start = Instant::now();
-    let domain = Domain::new(shape.domain_log2());
-    let a = &mut w.a[..n];
-    quotient_in_place(a, &mut w.b[..n], &mut w.c[..n], &domain);
-    drop(domain);
+    let h = steps::h_scalars(w.a, w.b, w.c, shape.domain_log2());
     t.quotient = start.elapsed();
 
     let start = Instant::now();
-    let h = to_limbs_in_place(&mut a[..n - 1]);
-    // One canonical scalar array for the whole assignment: inputs, then aux.
+    // One canonical scalar array for the whole assignment: inputs, then aux (a slot holds
+    // them contiguously already; here they are two buffers).
     let mut z: Vec<Limbs> = Vec::with_capacity(n_in + n_aux);
     z.par_extend(
         w.inputs[..n_in]
@@ -96,78 +73,31 @@ pub fn prove(
             .chain(w.aux[..n_aux].par_iter())
             .map(scalars::to_limbs),
     );
-    let (z_in, z_aux) = z.split_at(n_in);
-    let dense = |scalars, scalar_start, base_start| Query {
-        scalars,
-        scalar_start,
-        base_start,
-        density: None,
-    };
-    let plan_h = MsmPlan::build(&[dense(h, 0, 0)]);
-    let plan_l = MsmPlan::build(&[dense(z_aux, n_in, 0)]);
-    let plan_a = MsmPlan::build(&[
-        // Every input is in A (its `input · 0 = 0` constraint), so inputs are dense.
-        dense(z_in, 0, 0),
-        Query {
-            scalars: z_aux,
-            scalar_start: n_in,
-            base_start: n_in,
-            density: Some(w.a_aux_density),
-        },
-    ]);
-    let plan_b = MsmPlan::build(&[
-        Query {
-            scalars: z_in,
-            scalar_start: 0,
-            base_start: 0,
-            density: Some(w.b_input_density),
-        },
-        Query {
-            scalars: z_aux,
-            scalar_start: n_in,
-            base_start: b_in,
-            density: Some(w.b_aux_density),
-        },
-    ]);
+    let plans = steps::plan_msms(&z, n_in, d);
     t.prep = start.elapsed();
 
-    let timed = |d: &mut Duration, f: &dyn Fn() -> _| {
-        let start = Instant::now();
-        let v = f();
-        *d = start.elapsed();
-        v
-    };
-    let m = MsmResults {
-        h: timed(&mut t.msm_h, &|| plan_h.execute(&srs.h, h)),
-        l: timed(&mut t.msm_l, &|| plan_l.execute(&srs.l, &z)),
-        a: timed(&mut t.msm_a, &|| plan_a.execute(&srs.a, &z)),
-        b_g1: timed(&mut t.msm_b_g1, &|| plan_b.execute(&srs.b_g1, &z)),
-        b_g2: {
-            let start = Instant::now();
-            let v = plan_b.execute(&srs.b_g2, &z);
-            t.msm_b_g2 = start.elapsed();
-            v
-        },
-    };
+    let mut times = [Duration::ZERO; 4];
+    let g1 = steps::g1_msms(
+        &srs,
+        h,
+        &z,
+        [plans.l.as_ref(), plans.a.as_ref(), plans.b.as_ref()],
+        &mut times,
+    );
+    [t.msm_h, t.msm_l, t.msm_a, t.msm_b_g1] = times;
+    let start = Instant::now();
+    let b_g2 = steps::b_g2_msm(&srs, &z, plans.b.as_ref());
+    t.msm_b_g2 = start.elapsed();
 
     let start = Instant::now();
+    let m = MsmResults {
+        h: g1.h,
+        l: g1.l,
+        a: g1.a,
+        b_g1: g1.b_g1,
+        b_g2,
+    };
     let proof = combine(&srs.vk, &m, r, s);
     t.epilogue = start.elapsed();
     Ok((proof, t))
-}
-
-/// Converts field elements to canonical limbs where they lie and returns them as limbs,
-/// so H's scalars need no second buffer of the domain's size.
-fn to_limbs_in_place(v: &mut [Fr]) -> &[Limbs] {
-    const _: () = assert!(std::mem::size_of::<Fr>() == std::mem::size_of::<Limbs>());
-    const _: () = assert!(std::mem::align_of::<Fr>() >= std::mem::align_of::<Limbs>());
-    v.par_iter_mut().with_min_len(1 << 12).for_each(|x| {
-        let limbs = scalars::to_limbs(x);
-        // SAFETY: Fr is a repr(transparent) wrapper of blst_fr, a repr(C) [u64; 4]; size and
-        // alignment are checked above, and every bit pattern is a valid [u64; 4].
-        unsafe { *(x as *mut Fr as *mut Limbs) = limbs };
-    });
-    // SAFETY: same layout argument; the returned slice borrows `v`, so nothing reads the
-    // elements as Fr while they hold canonical limbs.
-    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const Limbs, v.len()) }
 }

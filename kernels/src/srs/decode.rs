@@ -110,3 +110,33 @@ pub fn vector<P: FilePoint>(
         })
         .collect()
 }
+
+/// Decodes a whole vector in parallel into `out` (exactly `span.count` points), e.g. a
+/// shared segment.
+pub fn vector_into<P: FilePoint>(
+    bytes: &[u8],
+    path: &Path,
+    span: &VectorSpan,
+    validation: Validation,
+    allow_identity: bool,
+    out: &mut [P],
+) -> Result<(), SrsError> {
+    assert_eq!(out.len(), span.count);
+    let start = span.offset as usize;
+    let raw = &bytes[start..start + span.count * P::BYTES];
+    raw.par_chunks_exact(P::BYTES)
+        .zip(out.par_iter_mut())
+        .with_min_len(1 << 10)
+        .enumerate()
+        .try_for_each(|(index, (b, slot))| {
+            *slot =
+                decode_one(b, validation, allow_identity).map_err(|reason| SrsError::BadPoint {
+                    path: path.to_path_buf(),
+                    vector: span.name,
+                    index,
+                    offset: span.offset + (index * P::BYTES) as u64,
+                    reason,
+                })?;
+            Ok(())
+        })
+}

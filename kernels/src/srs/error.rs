@@ -33,4 +33,6 @@ pub enum SrsError {
         offset: u64,
         extra: u64,
     },
+    #[error("SRS image: {0}")]
+    Image(&'static str),
 }

@@ -3,9 +3,11 @@
 
 mod decode;
 mod error;
+mod image;
 mod layout;
 
 pub use error::SrsError;
+pub use image::{fill_image, image_len, view_image, SrsView};
 pub use layout::{ParamsLayout, VectorSpan, G1_BYTES, G2_BYTES};
 
 use std::fs::File;
