@@ -84,6 +84,11 @@ impl<'a> SlotClaim<'a> {
         self.arena.slot_header(self.slot)
     }
 
+    /// The capacity shape every slot of the arena is sized for.
+    pub fn arena_shape(&self) -> crate::shape::PartitionShape {
+        self.arena.header().shape
+    }
+
     pub fn job_id(&self) -> u64 {
         self.header().job_id.load(Ordering::Relaxed)
     }
@@ -118,6 +123,21 @@ impl<'a> SlotClaim<'a> {
         // SAFETY: as for `region`; `&mut self` makes the borrow unique within this process
         // and the busy state makes it unique across processes.
         unsafe { std::slice::from_raw_parts_mut(ptr, len) }
+    }
+
+    /// Several distinct regions, writable at once (synthesis writes a, b, c, the
+    /// assignment and the densities together). Panics if a region is named twice.
+    pub fn regions_mut<const N: usize>(&mut self, regions: [Region; N]) -> [&mut [u8]; N] {
+        for (i, r) in regions.iter().enumerate() {
+            assert!(!regions[..i].contains(r), "region {r:?} requested twice");
+        }
+        regions.map(|r| {
+            let (ptr, len) = self.arena.region_raw(self.slot, r);
+            // SAFETY: as for `region_mut`; regions of one slot never overlap (SlotLayout lays
+            // them out one after another) and each is named once (asserted above), so the
+            // slices are disjoint.
+            unsafe { std::slice::from_raw_parts_mut(ptr, len) }
+        })
     }
 
     /// Diagnostics only (dumping a slot to a file): copies a region out and counts the bytes

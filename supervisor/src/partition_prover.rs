@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::params_check;
+use cuzk_stage_common::params_check;
 use anyhow::{bail, Context, Result};
 use blstrs::Scalar as Fr;
 use cuzk_epilogue::PartitionProof;

@@ -1,0 +1,15 @@
+//! What every cuzk stage process shares: the job description in the arena's job table,
+//! typed views of a partition slot's regions, the decoded SRS in a shared segment, and the
+//! stage loop (attach, claim, work, publish, stop on SIGTERM).
+
+#![deny(unsafe_op_in_unsafe_fn)]
+
+pub mod job_spec;
+pub mod params_check;
+pub mod runtime;
+pub mod slot_view;
+pub mod srs_cache;
+
+pub use job_spec::JobSpec;
+pub use runtime::{StageArgs, StageRuntime};
+pub use srs_cache::SrsCache;

@@ -1,0 +1,119 @@
+//! The loop every stage process runs: attach to the supervisor's arena, claim a slot for
+//! this stage, do the work in place, publish it to the next stage; finish the slot in hand
+//! and exit 0 on SIGTERM.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use cuzk_shm_layout::timeline::names;
+use cuzk_shm_layout::{iceoryx_config, Arena, At, ControlPlane, SlotClaim, Stage, Timeline};
+
+/// The arguments the supervisor passes every stage (flags or environment).
+#[derive(clap::Args, Debug, Clone)]
+pub struct StageArgs {
+    /// The arena file the supervisor created.
+    #[arg(long, env = "CUZK_ARENA")]
+    pub arena: PathBuf,
+    /// Prefix of this supervisor instance's iceoryx2 resources.
+    #[arg(long, env = "CUZK_IOX_PREFIX")]
+    pub iox_prefix: String,
+    /// JSON-lines timeline log to append events to.
+    #[arg(long, env = "CUZK_TIMELINE")]
+    pub timeline: Option<PathBuf>,
+    /// Directory of the shared SRS segments (default: the arena's directory).
+    #[arg(long, env = "CUZK_SRS_DIR")]
+    pub srs_dir: Option<PathBuf>,
+    /// Skip the subgroup check of parameter points on first use.
+    #[arg(long, env = "CUZK_TRUST_PARAMS")]
+    pub trust_params: bool,
+    /// Worker threads for this process (rayon); default: the CPUs it is pinned to.
+    #[arg(long, env = "CUZK_THREADS")]
+    pub threads: Option<usize>,
+}
+
+pub struct StageRuntime {
+    pub arena: Arena,
+    pub control: ControlPlane,
+    pub timeline: Timeline,
+    pub args: StageArgs,
+    stop: Arc<AtomicBool>,
+}
+
+/// How long a claim waits before the loop looks at the stop flag again.
+const POLL: Duration = Duration::from_millis(200);
+
+impl StageRuntime {
+    pub fn start(args: StageArgs, stage: &'static str) -> Result<Self> {
+        if let Some(n) = args.threads {
+            // Ignored if a pool exists already (only in tests that run stages in-process).
+            let _ = rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build_global();
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+            signal_hook::flag::register(sig, Arc::clone(&stop))
+                .context("installing the SIGTERM handler")?;
+        }
+        let arena = Arena::attach(&args.arena)
+            .with_context(|| format!("attaching arena {}", args.arena.display()))?;
+        let name = arena_name(&args.arena);
+        let control = ControlPlane::new(&name, &iceoryx_config(&args.iox_prefix)?)
+            .context("joining the control plane")?;
+        let timeline = Timeline::open(args.timeline.as_deref(), stage)
+            .with_context(|| format!("opening timeline {:?}", args.timeline))?;
+        timeline.emit(names::STAGE_START, At::default());
+        Ok(StageRuntime {
+            arena,
+            control,
+            timeline,
+            args,
+            stop,
+        })
+    }
+
+    pub fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    pub fn srs_dir(&self) -> PathBuf {
+        self.args.srs_dir.clone().unwrap_or_else(|| {
+            self.args
+                .arena
+                .parent()
+                .map_or_else(|| PathBuf::from("/dev/shm"), PathBuf::from)
+        })
+    }
+
+    /// Claims slots ready for `stage` until SIGTERM and hands each to `work`, which
+    /// completes it (and announces it) or returns an error for the job.
+    pub fn serve(
+        &self,
+        stage: Stage,
+        mut work: impl FnMut(SlotClaim<'_>) -> Result<()>,
+    ) -> Result<()> {
+        let inbox = self.control.receiver(stage)?;
+        while !self.stopping() {
+            if let Some(handoff) = inbox.claim_next(&self.arena, POLL)? {
+                work(handoff.claim)?;
+            }
+        }
+        self.timeline.emit(names::STAGE_EXIT, At::default());
+        Ok(())
+    }
+}
+
+/// The arena's name as the supervisor gave it: the file is `cuzk-<name>.arena`.
+pub fn arena_name(path: &std::path::Path) -> String {
+    let file = path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    file.strip_prefix("cuzk-")
+        .and_then(|f| f.strip_suffix(".arena"))
+        .unwrap_or(&file)
+        .to_string()
+}

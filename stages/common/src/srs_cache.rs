@@ -1,0 +1,66 @@
+//! The decoded SRS in shared memory: decoded once per parameter file into a segment
+//! (`cuzk_shm_layout::SrsSegment`, under a lock, so concurrent stages wait for one
+//! decode) and then read in place by every process that maps it.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use cuzk_kernels::srs::{fill_image, image_len, view_image, Srs, SrsView, Validation};
+use cuzk_shm_layout::{SrsKey, SrsSegment};
+
+use crate::params_check;
+
+pub struct SrsCache {
+    dir: PathBuf,
+    trust_params: bool,
+    segments: HashMap<PathBuf, SrsSegment>,
+}
+
+impl SrsCache {
+    /// Segments live in `dir` (the arena's directory, normally /dev/shm).
+    pub fn new(dir: &Path, trust_params: bool) -> Self {
+        SrsCache {
+            dir: dir.to_path_buf(),
+            trust_params,
+            segments: HashMap::new(),
+        }
+    }
+
+    /// The proving key of `params`, mapping (and if nobody has yet, decoding) its segment.
+    /// The first decode of a file checks every point fully unless it is marked checked
+    /// (see `params_check`) or the operator trusts the parameters.
+    pub fn get(&mut self, params: &Path) -> Result<SrsView<'_>> {
+        if !self.segments.contains_key(params) {
+            let segment = self.load(params)?;
+            self.segments.insert(params.to_path_buf(), segment);
+        }
+        let seg = &self.segments[params];
+        view_image(seg.bytes()).with_context(|| format!("SRS segment {}", seg.path().display()))
+    }
+
+    fn load(&self, params: &Path) -> Result<SrsSegment> {
+        if !params.exists() {
+            anyhow::bail!(
+                "{}: parameter file not found (set FIL_PROOFS_PARAMETER_CACHE or param_cache)",
+                params.display()
+            );
+        }
+        let layout = Srs::layout(params)?;
+        let key = SrsKey::of_file(params)?;
+        let validation = params_check::validation_for(params, self.trust_params);
+        let (segment, filled) =
+            SrsSegment::open_or_load(&self.dir, &key, image_len(&layout), |out| {
+                let file = std::fs::File::open(params).map_err(|e| e.to_string())?;
+                // SAFETY: parameter files are not modified while provers run (the key
+                // includes size and mtime; a rewritten file gets a new segment).
+                let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| e.to_string())?;
+                fill_image(&map, params, validation, out).map_err(|e| e.to_string())
+            })
+            .with_context(|| format!("{}: loading into shared memory", params.display()))?;
+        if filled && validation == Validation::Full {
+            params_check::record_checked(params);
+        }
+        Ok(segment)
+    }
+}
