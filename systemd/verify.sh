@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Checks the systemd files the way systemd reads them, without installing anything:
+#   1. `systemd-analyze verify` on cuzk.service, with ExecStart pointing at a built `cuzk`
+#      (verify needs the binary to exist);
+#   2. cuzk.sysusers.conf and cuzk.tmpfiles.conf applied to an empty root in a temp
+#      directory: the user is created and the directories get their owner and modes.
+# Usage: systemd/verify.sh [path/to/cuzk]   (default: target/release/cuzk, built if missing)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+command -v systemd-analyze >/dev/null || { echo "systemd-analyze not found (apt-get install systemd)"; exit 1; }
+cuzk="${1:-target/release/cuzk}"
+if [[ ! -x "$cuzk" ]]; then
+    cargo build --release --bin cuzk
+fi
+cuzk="$(realpath "$cuzk")"
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+echo "== systemd-analyze verify cuzk.service (ExecStart=$cuzk)"
+sed "s|/usr/local/bin/cuzk|$cuzk|" systemd/cuzk.service >"$tmp/cuzk.service"
+# verify prints problems but exits 0 for some of them: any output is a failure.
+out="$(systemd-analyze verify "$tmp/cuzk.service" 2>&1)" || { echo "$out"; exit 1; }
+[[ -z "$out" ]] || { echo "$out"; exit 1; }
+
+echo "== sysusers + tmpfiles into an empty root"
+root="$tmp/root"
+mkdir -p "$root/etc" "$root/usr/lib/sysusers.d" "$root/usr/lib/tmpfiles.d"
+cp systemd/cuzk.sysusers.conf "$root/usr/lib/sysusers.d/cuzk.conf"
+cp systemd/cuzk.tmpfiles.conf "$root/usr/lib/tmpfiles.d/cuzk.conf"
+systemd-sysusers --root="$root" cuzk.conf
+systemd-tmpfiles --create --root="$root" cuzk.conf
+uid="$(awk -F: '$1 == "cuzk" { print $3 }' "$root/etc/passwd")"
+[[ -n "$uid" ]] || { echo "sysusers did not create the cuzk user"; exit 1; }
+for dir in incoming working done failed; do
+    path="$root/var/lib/cuzk/$dir"
+    [[ -d "$path" && "$(stat -c %u "$path")" == "$uid" ]] || { echo "$path: missing or not owned by cuzk"; exit 1; }
+done
+[[ -d "$root/var/cache/filecoin-proof-parameters" ]] || { echo "parameter cache not created"; exit 1; }
+
+echo "systemd files OK"
