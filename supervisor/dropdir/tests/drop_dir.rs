@@ -185,6 +185,82 @@ fn claim_race_between_threads_takes_each_file_once() {
     assert!(names(&dir.incoming).is_empty());
 }
 
+/// Set in the children of `claim_race_between_processes`: the data directory to claim from.
+const CHILD_DIR: &str = "CUZK_DROPDIR_TEST_CLAIM_DIR";
+
+#[test]
+fn claim_race_between_processes_takes_each_file_once() {
+    if let Some(data) = std::env::var_os(CHILD_DIR) {
+        return claim_everything_as_a_child(Path::new(&data));
+    }
+    const FILES: usize = 100;
+    const CHILDREN: usize = 3;
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let dir = DropDir::open(&data).unwrap();
+    for i in 0..FILES {
+        drop_file(&dir, &format!("job{i:03}.json"), 1);
+    }
+    // Each child is this test binary running only this test, in child mode.
+    let children: Vec<_> = (0..CHILDREN)
+        .map(|_| {
+            std::process::Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--exact",
+                    "claim_race_between_processes_takes_each_file_once",
+                    "--test-threads=1",
+                ])
+                .env(CHILD_DIR, &data)
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    fs::write(tmp.path().join("go"), b"").unwrap();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    let mut claimed: Vec<String> = fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("claims-")
+        })
+        .flat_map(|p| {
+            fs::read_to_string(p)
+                .unwrap()
+                .lines()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(claimed.len(), FILES, "each file claimed exactly once");
+    claimed.sort();
+    claimed.dedup();
+    assert_eq!(claimed.len(), FILES);
+    assert_eq!(names(&dir.working).len(), FILES);
+}
+
+/// A child of `claim_race_between_processes`: waits for `go`, claims all it can, and
+/// lists what it got in `claims-<pid>` beside the data directory.
+fn claim_everything_as_a_child(data: &Path) {
+    let parent = data.parent().unwrap();
+    while !parent.join("go").exists() {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let mut dir = DropDir::open(data).unwrap();
+    let mut got = String::new();
+    for path in dir.scan_incoming().unwrap() {
+        if let Some(claimed) = dir.claim(&path).unwrap() {
+            got.push_str(&format!("{}\n", claimed.display()));
+        }
+    }
+    fs::write(parent.join(format!("claims-{}", std::process::id())), got).unwrap();
+}
+
 #[test]
 fn claim_of_a_name_in_progress_or_proved_goes_to_failed() {
     let tmp = tempfile::tempdir().unwrap();
