@@ -1,0 +1,12 @@
+//! cuzk-bench: measures the cuzk pipeline the way operators do.
+//!
+//! - [`analysis`]: a timeline log read back: per-stage percentiles, GPU busy time and idle
+//!   gaps, slot occupancy, per-job wall time, throughput and the stage that bounds it;
+//! - [`waterfall`]: the same log as a picture (SVG);
+//! - [`batch`]: N jobs through a running supervisor's drop directory, C in flight;
+//! - [`compare`]: filecoin-proofs against our prover on the same C1, through `cuzk bench c2`.
+
+pub mod analysis;
+pub mod batch;
+pub mod report;
+pub mod waterfall;
