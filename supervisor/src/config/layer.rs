@@ -97,12 +97,13 @@ pub(super) struct RestartLayer {
 }
 
 impl Layer {
-    /// The keys set by `CUZK_*` variables.
+    /// The keys set by `CUZK_*` variables; an empty variable counts as unset (as systemd's
+    /// `Environment=CUZK_SLOTS=` clears one).
     pub(super) fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Layer, ConfigError> {
         let mut layer = Layer::default();
         for key in KEYS {
             let var = env_var(key);
-            if let Some(value) = env(&var) {
+            if let Some(value) = env(&var).filter(|v| !v.trim().is_empty()) {
                 layer
                     .set(key, &value)
                     .map_err(|reason| ConfigError::Invalid {
@@ -184,106 +185,66 @@ pub(super) struct Layers {
     pub(super) origins: BTreeMap<String, Origin>,
 }
 
-/// `*into = from` when `from` is set, recording `key`'s origin.
-fn take<T>(
-    into: &mut Option<T>,
-    from: Option<T>,
-    key: String,
-    origins: &mut BTreeMap<String, Origin>,
-    origin: &dyn Fn(&str) -> Origin,
-) {
-    if from.is_some() {
-        origins.insert(key.clone(), origin(&key));
-        *into = from;
+/// Copies the keys one source sets over the merged ones, noting where each came from.
+struct Overlay<'a> {
+    origins: &'a mut BTreeMap<String, Origin>,
+    origin: &'a dyn Fn(&str) -> Origin,
+}
+
+impl Overlay<'_> {
+    /// `*into = from` when `from` is set.
+    fn take<T>(&mut self, key: &str, into: &mut Option<T>, from: Option<T>) {
+        if from.is_some() {
+            self.origins.insert(key.to_owned(), (self.origin)(key));
+            *into = from;
+        }
     }
 }
 
 impl Layers {
     /// Takes every key `layer` sets; `origin` names the source of a key.
     pub(super) fn merge(&mut self, mut layer: Layer, origin: impl Fn(&str) -> Origin) {
-        let (m, o, origin) = (&mut self.merged, &mut self.origins, &origin);
-        take(
-            &mut m.data_dir,
-            layer.data_dir,
-            "data_dir".into(),
-            o,
-            origin,
+        let m = &mut self.merged;
+        let mut o = Overlay {
+            origins: &mut self.origins,
+            origin: &origin,
+        };
+        o.take("data_dir", &mut m.data_dir, layer.data_dir);
+        o.take("param_cache", &mut m.param_cache, layer.param_cache);
+        o.take("arena_dir", &mut m.arena_dir, layer.arena_dir);
+        o.take("slots", &mut m.slots, layer.slots);
+        o.take("sector_size", &mut m.sector_size, layer.sector_size);
+        o.take("trust_params", &mut m.trust_params, layer.trust_params);
+        o.take("timeline", &mut m.timeline, layer.timeline);
+        let (into, from) = (&mut m.restart, layer.restart);
+        o.take(
+            "restart.initial_backoff_ms",
+            &mut into.initial_backoff_ms,
+            from.initial_backoff_ms,
         );
-        take(
-            &mut m.param_cache,
-            layer.param_cache,
-            "param_cache".into(),
-            o,
-            origin,
+        o.take(
+            "restart.max_backoff_ms",
+            &mut into.max_backoff_ms,
+            from.max_backoff_ms,
         );
-        take(
-            &mut m.arena_dir,
-            layer.arena_dir,
-            "arena_dir".into(),
-            o,
-            origin,
-        );
-        take(&mut m.slots, layer.slots, "slots".into(), o, origin);
-        take(
-            &mut m.sector_size,
-            layer.sector_size,
-            "sector_size".into(),
-            o,
-            origin,
-        );
-        take(
-            &mut m.trust_params,
-            layer.trust_params,
-            "trust_params".into(),
-            o,
-            origin,
-        );
-        take(
-            &mut m.timeline,
-            layer.timeline,
-            "timeline".into(),
-            o,
-            origin,
-        );
-        let (mr, r) = (&mut m.restart, layer.restart);
-        take(
-            &mut mr.initial_backoff_ms,
-            r.initial_backoff_ms,
-            "restart.initial_backoff_ms".into(),
-            o,
-            origin,
-        );
-        take(
-            &mut mr.max_backoff_ms,
-            r.max_backoff_ms,
-            "restart.max_backoff_ms".into(),
-            o,
-            origin,
-        );
-        take(
-            &mut mr.reset_after_s,
-            r.reset_after_s,
-            "restart.reset_after_s".into(),
-            o,
-            origin,
+        o.take(
+            "restart.reset_after_s",
+            &mut into.reset_after_s,
+            from.reset_after_s,
         );
         for kind in StageKind::ALL {
-            let (ms, s) = (
-                m.stages.get_mut(kind),
-                std::mem::take(layer.stages.get_mut(kind)),
-            );
+            let into = m.stages.get_mut(kind);
+            let from = std::mem::take(layer.stages.get_mut(kind));
             let key = |field: &str| format!("stages.{}.{field}", kind.key());
-            take(&mut ms.count, s.count, key("count"), o, origin);
-            take(&mut ms.cpus, s.cpus, key("cpus"), o, origin);
-            take(&mut ms.numa_node, s.numa_node, key("numa_node"), o, origin);
-            take(
-                &mut ms.memory_policy,
-                s.memory_policy,
-                key("memory_policy"),
-                o,
-                origin,
+            o.take(&key("count"), &mut into.count, from.count);
+            o.take(&key("cpus"), &mut into.cpus, from.cpus);
+            o.take(&key("numa_node"), &mut into.numa_node, from.numa_node);
+            o.take(
+                &key("memory_policy"),
+                &mut into.memory_policy,
+                from.memory_policy,
             );
-            take(&mut ms.threads, s.threads, key("threads"), o, origin);
+            o.take(&key("threads"), &mut into.threads, from.threads);
         }
     }
 

@@ -62,6 +62,16 @@ fn gpu_count_defaults_to_the_gpus_found() {
 }
 
 #[test]
+fn an_empty_variable_is_unset() {
+    let env = env_of(&[("CUZK_SLOTS", ""), ("CUZK_DATA_DIR", " ")]);
+    let config = Config::load_with_gpus(None, &env, &Overrides::default(), 0).unwrap();
+    assert_eq!(
+        (config.slots, config.data_dir),
+        (2, PathBuf::from("./cuzk-data"))
+    );
+}
+
+#[test]
 fn param_cache_defaults_to_the_filecoin_variable() {
     let env = env_of(&[("FIL_PROOFS_PARAMETER_CACHE", "/srv/params")]);
     let config = Config::load_with_gpus(None, &env, &Overrides::default(), 0).unwrap();
