@@ -150,14 +150,6 @@ impl Placement {
         };
         Ok(PreparedPlacement { cpus, memory })
     }
-
-    /// Prepares and applies to the calling thread: the whole process only while it has one
-    /// thread, so call it before starting any (affinity and memory policy are per thread,
-    /// and threads inherit them when created). The supervisor's children use
-    /// [`PreparedPlacement::apply`] in `pre_exec` instead.
-    pub fn apply_to_current_process(&self) -> io::Result<()> {
-        self.prepare().map_err(io::Error::other)?.apply()
-    }
 }
 
 // From <linux/mempolicy.h>; the libc crate does not export them.
