@@ -61,7 +61,10 @@ impl Observer for Progress {
         self.bar
             .set_message(format!("{} done, {} failed", self.done, self.failed));
         if !self.json {
-            self.bar.println(job_line(job, self.count));
+            // To stdout, with the bar (on stderr) cleared meanwhile; `println` of the bar
+            // would drop the line when the bar is hidden (not a terminal).
+            let line = job_line(job, self.count);
+            self.bar.suspend(|| println!("{line}"));
         }
     }
 }

@@ -8,5 +8,6 @@
 
 pub mod analysis;
 pub mod batch;
+pub mod compare;
 pub mod report;
 pub mod waterfall;

@@ -1,6 +1,7 @@
 //! `cuzk-bench`: measure the cuzk pipeline (see docs/bench.md).
 
 mod batch_cmd;
+mod compare_cmd;
 mod timeline_cmd;
 
 use std::process::ExitCode;
@@ -21,6 +22,9 @@ enum Command {
     Timeline(timeline_cmd::TimelineArgs),
     /// Prove N copies of a C1 through a running supervisor's drop directory, C in flight.
     Batch(batch_cmd::BatchArgs),
+    /// filecoin-proofs seal_commit_phase2 against cuzk on the same C1 and parameters, in
+    /// one run (through `cuzk bench c2`), with the ratio.
+    Compare(compare_cmd::CompareArgs),
 }
 
 fn main() -> ExitCode {
@@ -28,6 +32,7 @@ fn main() -> ExitCode {
     let outcome = match &cli.command {
         Command::Timeline(args) => timeline_cmd::run(args).map(|()| ExitCode::SUCCESS),
         Command::Batch(args) => batch_cmd::run(args),
+        Command::Compare(args) => compare_cmd::run(args).map(|()| ExitCode::SUCCESS),
     };
     outcome.unwrap_or_else(|err| {
         eprintln!("error: {err:#}");

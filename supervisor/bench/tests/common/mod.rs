@@ -2,6 +2,7 @@
 
 #![allow(dead_code)] // each test file uses a part
 
+pub mod fake_supervisor;
 pub mod sim;
 
 use std::collections::BTreeMap;
