@@ -1,0 +1,63 @@
+// Layer 1 parameters: the two BLS12-381 fields. Constants checked against blstrs by the
+// CPU tests (`kernels/tests/cuda_compile.rs`) and on the device by `cuzk-gpu-check`.
+
+// Fp: p = 0x1a0111ea...ffffaaab (381 bits), 12 limbs.
+struct FpP {
+  static const int N = 12;
+  static const u32 INV = 0xfffcfffdu;
+  static __device__ __forceinline__ u32 mod(int i) {
+    switch (i) {
+      case 0: return 0xffffaaabu; case 1: return 0xb9feffffu; case 2: return 0xb153ffffu;
+      case 3: return 0x1eabfffeu; case 4: return 0xf6b0f624u; case 5: return 0x6730d2a0u;
+      case 6: return 0xf38512bfu; case 7: return 0x64774b84u; case 8: return 0x434bacd7u;
+      case 9: return 0x4b1ba7b6u; case 10: return 0x397fe69au; default: return 0x1a0111eau;
+    }
+  }
+  // R = 2^384 mod p.
+  static __device__ __forceinline__ u32 one(int i) {
+    switch (i) {
+      case 0: return 0x0002fffdu; case 1: return 0x76090000u; case 2: return 0xc40c0002u;
+      case 3: return 0xebf4000bu; case 4: return 0x53c758bau; case 5: return 0x5f489857u;
+      case 6: return 0x70525745u; case 7: return 0x77ce5853u; case 8: return 0xa256ec6du;
+      case 9: return 0x5c071a97u; case 10: return 0xfa80e493u; default: return 0x15f65ec3u;
+    }
+  }
+};
+
+// Fr: r = 0x73eda753...00000001 (255 bits), 8 limbs.
+struct FrP {
+  static const int N = 8;
+  static const u32 INV = 0xffffffffu;
+  static __device__ __forceinline__ u32 mod(int i) {
+    switch (i) {
+      case 0: return 0x00000001u; case 1: return 0xffffffffu; case 2: return 0xfffe5bfeu;
+      case 3: return 0x53bda402u; case 4: return 0x09a1d805u; case 5: return 0x3339d808u;
+      case 6: return 0x299d7d48u; default: return 0x73eda753u;
+    }
+  }
+  // R = 2^256 mod r.
+  static __device__ __forceinline__ u32 one(int i) {
+    switch (i) {
+      case 0: return 0xfffffffeu; case 1: return 0x00000001u; case 2: return 0x00034802u;
+      case 3: return 0x5884b7fau; case 4: return 0xecbc4ff5u; case 5: return 0x998c4fefu;
+      case 6: return 0xacc5056fu; default: return 0x1824b159u;
+    }
+  }
+};
+
+struct fr_t { u32 v[8]; };
+struct fp_t { u32 v[12]; };
+
+__device__ __forceinline__ fr_t fr_mul(const fr_t& a, const fr_t& b) { fr_t r; fe_mul<FrP>(r.v, a.v, b.v); return r; }
+__device__ __forceinline__ fr_t fr_add(const fr_t& a, const fr_t& b) { fr_t r; fe_add<FrP>(r.v, a.v, b.v); return r; }
+__device__ __forceinline__ fr_t fr_sub(const fr_t& a, const fr_t& b) { fr_t r; fe_sub<FrP>(r.v, a.v, b.v); return r; }
+__device__ __forceinline__ fp_t fp_mul(const fp_t& a, const fp_t& b) { fp_t r; fe_mul<FpP>(r.v, a.v, b.v); return r; }
+__device__ __forceinline__ fp_t fp_sqr(const fp_t& a) { fp_t r; fe_mul<FpP>(r.v, a.v, a.v); return r; }
+__device__ __forceinline__ fp_t fp_add(const fp_t& a, const fp_t& b) { fp_t r; fe_add<FpP>(r.v, a.v, b.v); return r; }
+__device__ __forceinline__ fp_t fp_sub(const fp_t& a, const fp_t& b) { fp_t r; fe_sub<FpP>(r.v, a.v, b.v); return r; }
+__device__ __forceinline__ fp_t fp_neg(const fp_t& a) { fp_t r; fe_neg<FpP>(r.v, a.v); return r; }
+__device__ __forceinline__ bool fp_is_zero(const fp_t& a) { return fe_is_zero<FpP>(a.v); }
+__device__ __forceinline__ bool fp_eq(const fp_t& a, const fp_t& b) { return fe_eq<FpP>(a.v, b.v); }
+__device__ __forceinline__ fp_t fp_one() { fp_t r; fe_one<FpP>(r.v); return r; }
+__device__ __forceinline__ fp_t fp_zero() { fp_t r; fe_zero<FpP>(r.v); return r; }
+__device__ __forceinline__ fp_t fp_inv(const fp_t& a) { fp_t r; fe_inv<FpP>(r.v, a.v); return r; }

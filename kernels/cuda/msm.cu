@@ -1,0 +1,221 @@
+// Layer 3: multi-scalar multiplication over G1 (Pippenger, signed digits) and batch
+// addition. Knows G1 and Fr limbs, nothing of Groth16.
+//
+// Scalars are canonical (not Montgomery), 8 little-endian u32 limbs. A term is either
+// dense (scalar i with base i) or a [base, scalar] index pair (a `PlanRef` term).
+//
+// Per MSM, with c-bit windows and W windows:
+// 1. msm_digits: t = s + K, K = Σ_w 2^{w·c + c − 1}; window w of t, minus 2^{c−1}, is a
+//    signed digit d_w in [−2^{c−1}, 2^{c−1}] and s = Σ_w d_w·2^{w·c} (no carries between
+//    windows). Stored raw (d + 2^{c−1}, 16 bits); a histogram per window counts each
+//    bucket |d| − 1.
+// 2. msm_scan: exclusive prefix sums of the histograms (bucket offsets).
+// 3. msm_scatter (per window): each term's base index, sign in bit 31, lands in its
+//    bucket's range: a counting sort by bucket.
+// 4. msm_accumulate (per window): the sorted array is cut into equal chunks of S entries;
+//    each thread sums its chunk (affine + XYZZ additions), a bucket wholly inside the chunk
+//    is stored directly, a bucket cut by a chunk edge leaves a partial (head/tail).
+// 5. msm_fixup (per window): buckets cut across chunks sum their partials; empty = infinity.
+// 6. msm_bucket_reduce (all windows): chunks of Q buckets, running sums from the top:
+//    Σ_b (b + 1)·S_b = Σ_{chunks} (Σ_{b in chunk} (b − lo + 1)·S_b + lo·Σ_{b in chunk} S_b).
+// 7. xyzz_reduce: sums groups of points (the chunk results of a window; batch-add partials).
+// The host then combines the W window sums by Horner: Σ_w 2^{w·c}·T_w.
+
+struct Partial { u32 bucket; u32 pad[3]; xyzz_t p; };
+
+#define NONE 0xffffffffu
+
+__device__ __forceinline__ affine_t ld_affine(const affine_t* b) {
+  const uint4* q = (const uint4*)b;
+  affine_t a;
+  u32* w = (u32*)&a;
+#pragma unroll
+  for (int i = 0; i < 6; i++) {
+    uint4 v = __ldg(q + i);
+    w[4 * i] = v.x; w[4 * i + 1] = v.y; w[4 * i + 2] = v.z; w[4 * i + 3] = v.w;
+  }
+  return a;
+}
+
+struct DigitParams {
+  const u32* scalars;  // 8 limbs each
+  const u32* terms;    // [base, scalar] pairs, or 0 for dense
+  u16* digits;         // W × m raw digits
+  u32* counts;         // W × B histogram
+  u32 m, c, windows, k[9];  // K = Σ_w 2^{w·c + c − 1}, 9 limbs (may exceed 256 bits)
+};
+
+extern "C" __global__ void msm_digits(const DigitParams p) {
+  const u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= p.m) return;
+  const u32 si = p.terms ? p.terms[2 * i + 1] : i;
+  const uint4* sp = (const uint4*)(p.scalars + 8 * (size_t)si);
+  uint4 a = __ldg(sp), b = __ldg(sp + 1);
+  u32 s[9] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, 0};
+  u64 c = 0;
+#pragma unroll
+  for (int l = 0; l < 9; l++) {
+    c = (u64)s[l] + p.k[l] + (c >> 32);
+    s[l] = (u32)c;
+  }
+  const u32 half = 1u << (p.c - 1), B = half, mask = (1u << p.c) - 1;
+  for (u32 w = 0; w < p.windows; w++) {
+    const u32 bit = w * p.c, limb = bit >> 5, sh = bit & 31;
+    u64 two = (u64)s[limb] | ((limb + 1 < 9 ? (u64)s[limb + 1] : 0) << 32);
+    const u32 raw = (u32)(two >> sh) & mask;
+    p.digits[(size_t)w * p.m + i] = (u16)raw;
+    if (raw != half) {
+      const u32 bucket = (raw > half ? raw - half : half - raw) - 1;
+      atomicAdd(&p.counts[w * B + bucket], 1u);
+    }
+  }
+}
+
+// One block per window: offsets[w·(B+1) + b] = Σ_{b' < b} counts[w·B + b']; the last entry
+// is the window's total. cursor = offsets (scatter positions).
+extern "C" __global__ void __launch_bounds__(1024) msm_scan(const u32* counts, u32* offsets, u32* cursor, u32 B) {
+  __shared__ u32 part[1024];
+  const u32 w = blockIdx.x, tid = threadIdx.x;
+  const u32 per = (B + 1023) / 1024;
+  const u32* cnt = counts + (size_t)w * B;
+  u32 sum = 0;
+  for (u32 b = tid * per; b < min(B, (tid + 1) * per); b++) sum += cnt[b];
+  part[tid] = sum;
+  __syncthreads();
+  for (u32 off = 1; off < 1024; off <<= 1) {  // Hillis-Steele inclusive scan
+    u32 v = tid >= off ? part[tid - off] : 0;
+    __syncthreads();
+    part[tid] += v;
+    __syncthreads();
+  }
+  u32 run = part[tid] - sum;
+  u32* out = offsets + (size_t)w * (B + 1);
+  u32* cur = cursor + (size_t)w * B;
+  for (u32 b = tid * per; b < min(B, (tid + 1) * per); b++) {
+    out[b] = run; cur[b] = run; run += cnt[b];
+  }
+  if (tid == 1023) out[B] = part[1023];
+}
+
+extern "C" __global__ void msm_scatter(const u16* digits, const u32* terms, u32* cursor, u32* sorted, u32 m, u32 c) {
+  const u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  const u32 half = 1u << (c - 1);
+  const u32 raw = digits[i];
+  if (raw == half) return;
+  const u32 bucket = (raw > half ? raw - half : half - raw) - 1;
+  const u32 pos = atomicAdd(&cursor[bucket], 1u);
+  const u32 base = terms ? terms[2 * i] : i;
+  sorted[pos] = base | (raw < half ? 0x80000000u : 0u);
+}
+
+// First bucket whose range holds position pos: the largest b with offsets[b] <= pos and
+// offsets[b + 1] > pos.
+__device__ __forceinline__ u32 find_bucket(const u32* off, u32 B, u32 pos) {
+  u32 lo = 0, hi = B;  // off[lo] <= pos < off[hi]
+  while (hi - lo > 1) {
+    u32 mid = (lo + hi) >> 1;
+    if (off[mid] <= pos) lo = mid; else hi = mid;
+  }
+  return lo;
+}
+
+extern "C" __global__ void msm_accumulate(const u32* sorted, const u32* off, u32 B, u32 S,
+                                          const affine_t* bases, xyzz_t* buckets,
+                                          Partial* head, Partial* tail) {
+  const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
+  const u32 total = off[B];
+  const u32 start = t * S;
+  if (start >= total) return;
+  const u32 end = min(start + S, total);
+  head[t].bucket = NONE;
+  tail[t].bucket = NONE;
+  u32 b = find_bucket(off, B, start);
+  u32 pos = start;
+  while (pos < end) {
+    while (off[b + 1] <= pos) b++;
+    const u32 run_end = min(end, off[b + 1]);
+    xyzz_t acc;
+    xyzz_set_inf(acc);
+    for (u32 q = pos; q < run_end; q++) {
+      const u32 e = sorted[q];
+      xyzz_add_affine_signed(acc, ld_affine(bases + (e & 0x7fffffffu)), e >> 31);
+    }
+    if (pos == off[b] && run_end == off[b + 1]) buckets[b] = acc;
+    else if (pos == start) { head[t].bucket = b; head[t].p = acc; }
+    else { tail[t].bucket = b; tail[t].p = acc; }
+    pos = run_end;
+  }
+}
+
+extern "C" __global__ void msm_fixup(const u32* off, u32 B, u32 S, xyzz_t* buckets,
+                                     const Partial* head, const Partial* tail) {
+  const u32 b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b >= B) return;
+  const u32 lo = off[b], hi = off[b + 1];
+  if (lo == hi) { xyzz_set_inf(buckets[b]); return; }
+  const u32 t0 = lo / S, t1 = (hi - 1) / S;
+  if (t0 == t1) return;  // stored whole by its chunk
+  xyzz_t acc;
+  xyzz_set_inf(acc);
+  for (u32 t = t0; t <= t1; t++) {
+    if (head[t].bucket == b) xyzz_add(acc, head[t].p);
+    if (tail[t].bucket == b) xyzz_add(acc, tail[t].p);
+  }
+  buckets[b] = acc;
+}
+
+// Thread (w, q) reduces buckets [q·Q, q·Q + Q) of window w into out[w·chunks + q].
+extern "C" __global__ void msm_bucket_reduce(const xyzz_t* buckets, u32 B, u32 Q, u32 windows, xyzz_t* out) {
+  const u32 chunks = B / Q;
+  const u32 id = blockIdx.x * blockDim.x + threadIdx.x;
+  if (id >= windows * chunks) return;
+  const u32 w = id / chunks, q = id % chunks, lo = q * Q;
+  const xyzz_t* bk = buckets + (size_t)w * B;
+  xyzz_t acc, tot;
+  xyzz_set_inf(acc);
+  xyzz_set_inf(tot);
+  for (u32 b = lo + Q; b-- > lo;) {
+    xyzz_add(acc, bk[b]);
+    xyzz_add(tot, acc);
+  }
+  if (lo != 0) {
+    xyzz_mul_small(acc, lo);
+    xyzz_add(tot, acc);
+  }
+  out[id] = tot;
+}
+
+// Block g sums in[g·per .. min(n, (g+1)·per)) into out[g].
+#define REDUCE_THREADS 128
+extern "C" __global__ void __launch_bounds__(REDUCE_THREADS) xyzz_reduce(const xyzz_t* in, u32 n, u32 per, xyzz_t* out) {
+  __shared__ xyzz_t sm[REDUCE_THREADS];
+  const u32 g = blockIdx.x, tid = threadIdx.x;
+  const u32 lo = g * per, hi = min(n, lo + per);
+  xyzz_t acc;
+  xyzz_set_inf(acc);
+  for (u32 i = lo + tid; i < hi; i += REDUCE_THREADS) xyzz_add(acc, in[i]);
+  sm[tid] = acc;
+  for (u32 off = REDUCE_THREADS / 2; off > 0; off >>= 1) {
+    __syncthreads();
+    if (tid < off) {
+      xyzz_t a = sm[tid];
+      xyzz_add(a, sm[tid + off]);
+      sm[tid] = a;
+    }
+  }
+  if (tid == 0) out[g] = sm[0];
+}
+
+// Batch addition: thread t sums bases[idx[i]] for i in [t·S, t·S + S) (idx = 0: dense,
+// bases[i]) into out[t].
+extern "C" __global__ void batch_add(const affine_t* bases, const u32* idx, u32 n, u32 S, xyzz_t* out) {
+  const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
+  const u32 lo = t * S;
+  if (lo >= n) return;
+  const u32 hi = min(n, lo + S);
+  xyzz_t acc;
+  xyzz_set_inf(acc);
+  for (u32 i = lo; i < hi; i++) xyzz_add_affine_signed(acc, ld_affine(bases + (idx ? idx[i] : i)), false);
+  out[t] = acc;
+}

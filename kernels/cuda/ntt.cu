@@ -1,0 +1,124 @@
+// Layer 3: NTT over Fr. Knows Fr, nothing of curves or Groth16.
+//
+// Stockham radix-2^k passes, natural order in and out, out of place (ping-pong buffers).
+// A pass with radix R = 2^log_r after sub-transforms of size Ns = 2^log_ns does, for each
+// j < n/R with k = j mod Ns:
+//   u_t = x[j + t·n/R] · w_{Ns·R}^{t·k}          (t < R; w_m = w_n^{n/m})
+//   v_q = Σ_t u_t · w_R^{t·q}                      (R-point DFT, radix-2 DIF in shared memory)
+//   y[(j/Ns)·Ns·R + k + q·Ns] = v_q
+// and after all passes (Π R = n) y_k = Σ_j x_j·w_n^{jk}. The inverse uses w^{-1}.
+//
+// w_n^e for any e < n is looked up as lo[e mod 2^b] · hi[e >> b] (two tables of 2^b, b =
+// ceil(log n / 2), resident in L2). The same two-table trick scales by c·g^i: a pass can
+// multiply its input x[i] (PRE_SCALE) or its output y[i] (POST_SCALE) by lo[i]·hi[i], with c
+// folded into hi. PRE_ABC reads a[i]·b[i] − c[i] instead of x[i] (the quotient's pointwise
+// step, fused into the first pass of the last inverse transform).
+//
+// One block handles G = ELEMS/R consecutive j (coalesced loads), ELEMS elements in shared
+// memory, limb-major (s[limb·E + e]) so a warp's accesses fall in distinct banks.
+
+#define NTT_THREADS 256
+
+__device__ __forceinline__ fr_t ld_fr(const fr_t* p) {
+  const uint4* q = (const uint4*)p;
+  uint4 a = __ldg(q), b = __ldg(q + 1);
+  fr_t r;
+  r.v[0] = a.x; r.v[1] = a.y; r.v[2] = a.z; r.v[3] = a.w;
+  r.v[4] = b.x; r.v[5] = b.y; r.v[6] = b.z; r.v[7] = b.w;
+  return r;
+}
+
+__device__ __forceinline__ void st_fr(fr_t* p, const fr_t& x) {
+  uint4* q = (uint4*)p;
+  q[0] = make_uint4(x.v[0], x.v[1], x.v[2], x.v[3]);
+  q[1] = make_uint4(x.v[4], x.v[5], x.v[6], x.v[7]);
+}
+
+// w^e = lo[e & mask]·hi[e >> bits]; hi[0] = c, so e = 0 gives c (1 for the twiddles).
+__device__ __forceinline__ fr_t table_pow(const fr_t* lo, const fr_t* hi, u32 bits, u32 e) {
+  return fr_mul(ld_fr(lo + (e & ((1u << bits) - 1))), ld_fr(hi + (e >> bits)));
+}
+
+#define PRE_NONE 0
+#define PRE_SCALE 1
+#define PRE_ABC 2
+
+struct NttPass {
+  const fr_t* in;
+  const fr_t* in_b;  // PRE_ABC only
+  const fr_t* in_c;  // PRE_ABC only
+  fr_t* out;
+  const fr_t* tw_lo; const fr_t* tw_hi;   // w_n^{±e}
+  const fr_t* small;                      // w_R^{±i}, i < R/2
+  const fr_t* pre_lo; const fr_t* pre_hi; // PRE_SCALE
+  const fr_t* post_lo; const fr_t* post_hi; // post scale, if post_lo != 0
+  u32 log_n, log_r, log_ns, log_g, tw_bits, pre_mode;
+};
+
+__device__ __forceinline__ void sm_put(u32* s, u32 E, u32 e, const fr_t& x) {
+#pragma unroll
+  for (int l = 0; l < 8; l++) s[l * E + e] = x.v[l];
+}
+__device__ __forceinline__ fr_t sm_get(const u32* s, u32 E, u32 e) {
+  fr_t x;
+#pragma unroll
+  for (int l = 0; l < 8; l++) x.v[l] = s[l * E + e];
+  return x;
+}
+
+extern "C" __global__ void __launch_bounds__(NTT_THREADS) ntt_pass(const NttPass p) {
+  extern __shared__ u32 smem[];
+  const u32 R = 1u << p.log_r, G = 1u << p.log_g, E = R << p.log_g;
+  const u32 half_n = 1u << (p.log_n - p.log_r);  // n/R
+  const u32 ns_mask = (1u << p.log_ns) - 1;
+  u32* s = smem;
+  u32* tw = smem + 8 * E;  // R/2 small twiddles, limb-major too
+  const u32 tid = threadIdx.x;
+  const u32 j0 = blockIdx.x << p.log_g;
+
+  for (u32 i = tid; i < R / 2; i += NTT_THREADS) sm_put(tw, R / 2, i, ld_fr(p.small + i));
+
+  // Load with twiddles w_{Ns·R}^{t·k} = w_n^{t·k·n/(Ns·R)}.
+  const u32 tw_shift = p.log_n - p.log_ns - p.log_r;
+  for (u32 e = tid; e < E; e += NTT_THREADS) {
+    const u32 t = e >> p.log_g, g = e & (G - 1), j = j0 + g;
+    const u32 src = j + t * half_n;
+    fr_t x;
+    if (p.pre_mode == PRE_ABC) {
+      x = fr_sub(fr_mul(ld_fr(p.in + src), ld_fr(p.in_b + src)), ld_fr(p.in_c + src));
+    } else {
+      x = ld_fr(p.in + src);
+      if (p.pre_mode == PRE_SCALE) x = fr_mul(x, table_pow(p.pre_lo, p.pre_hi, p.tw_bits, src));
+    }
+    const u32 k = j & ns_mask;
+    if (t != 0 && k != 0) x = fr_mul(x, table_pow(p.tw_lo, p.tw_hi, p.tw_bits, (t * k) << tw_shift));
+    sm_put(s, E, e, x);
+  }
+
+  // R-point DIF per column: level l pairs q and q + R/2^{l+1} with twiddle w_R^{i·2^l}.
+  for (u32 l = 0; l < p.log_r; l++) {
+    __syncthreads();
+    const u32 log_half = p.log_r - l - 1, half = 1u << log_half;
+    for (u32 bf = tid; bf < (E >> 1); bf += NTT_THREADS) {
+      const u32 g = bf & (G - 1), b = bf >> p.log_g;
+      const u32 i = b & (half - 1), blk = b >> log_half;
+      const u32 ip = (blk << (log_half + 1)) + i, iq = ip + half;
+      const fr_t u = sm_get(s, E, (ip << p.log_g) + g), v = sm_get(s, E, (iq << p.log_g) + g);
+      fr_t d = fr_sub(u, v);
+      if (i != 0) d = fr_mul(d, sm_get(tw, R / 2, i << l));
+      sm_put(s, E, (ip << p.log_g) + g, fr_add(u, v));
+      sm_put(s, E, (iq << p.log_g) + g, d);
+    }
+  }
+  __syncthreads();
+
+  // v_q sits at bit-reversed q; write y[(j/Ns)·Ns·R + k + q·Ns].
+  for (u32 e = tid; e < E; e += NTT_THREADS) {
+    const u32 q = e >> p.log_g, g = e & (G - 1), j = j0 + g;
+    const u32 qr = __brev(q) >> (32 - p.log_r);
+    fr_t x = sm_get(s, E, (qr << p.log_g) + g);
+    const u32 dst = ((j >> p.log_ns) << (p.log_ns + p.log_r)) + (j & ns_mask) + (q << p.log_ns);
+    if (p.post_lo) x = fr_mul(x, table_pow(p.post_lo, p.post_hi, p.tw_bits, dst));
+    st_fr(p.out + dst, x);
+  }
+}

@@ -1,0 +1,286 @@
+//! The device: context, compiled module, kernels, streams, events and the one device
+//! allocation every buffer is carved from. Thin over cudarc's driver calls so nothing
+//! hidden (event tracking, implicit synchronization) runs in the hot path.
+
+use std::ffi::{c_void, CString};
+use std::sync::Arc;
+
+use cudarc::driver::result::{self, stream::StreamKind};
+use cudarc::driver::sys;
+use cudarc::driver::CudaContext;
+
+use super::error::Step;
+use super::source;
+use super::GpuError;
+
+/// The kernels of `kernels/cuda/`, looked up once.
+pub(crate) struct Kernels {
+    pub ntt_pass: sys::CUfunction,
+    pub msm_digits: sys::CUfunction,
+    pub msm_scan: sys::CUfunction,
+    pub msm_scatter: sys::CUfunction,
+    pub msm_accumulate: sys::CUfunction,
+    pub msm_fixup: sys::CUfunction,
+    pub msm_bucket_reduce: sys::CUfunction,
+    pub xyzz_reduce: sys::CUfunction,
+    pub batch_add: sys::CUfunction,
+    pub srs_synthetic: sys::CUfunction,
+    pub test_fr_mul: sys::CUfunction,
+    pub test_fp_mul: sys::CUfunction,
+    pub test_g1_add: sys::CUfunction,
+}
+
+/// A region of the device allocation.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct DevBuf {
+    pub ptr: sys::CUdeviceptr,
+    pub bytes: usize,
+}
+
+impl DevBuf {
+    /// The sub-buffer starting `offset` bytes in.
+    pub fn at(&self, offset: usize) -> sys::CUdeviceptr {
+        debug_assert!(offset <= self.bytes);
+        self.ptr + offset as u64
+    }
+}
+
+pub(crate) struct Device {
+    pub ctx: Arc<CudaContext>,
+    pub module: sys::CUmodule,
+    pub k: Kernels,
+    /// Kernels run here.
+    pub compute: sys::CUstream,
+    /// Uploads run here, ordered against `compute` by events.
+    pub copy: sys::CUstream,
+    pub sm_count: u32,
+    base: sys::CUdeviceptr,
+    size: usize,
+    used: usize,
+}
+
+/// Opens device `ordinal` (checking for a driver first: cudarc panics without one),
+/// compiles (or, with `CUZK_KERNELS_CUBIN` set, loads a prebuilt cubin of the same
+/// sources) and looks up every kernel.
+pub(crate) fn open(ordinal: usize) -> Result<Device, GpuError> {
+    // SAFETY: only tries to dlopen libcuda by its usual names.
+    if !unsafe { sys::is_culib_present() } {
+        return Err(GpuError::NoDriver);
+    }
+    let ctx = CudaContext::new(ordinal).step("open device")?;
+    ctx.bind_to_thread().step("bind context")?;
+    let image: Vec<u8> = match std::env::var_os("CUZK_KERNELS_CUBIN") {
+        Some(path) => std::fs::read(&path)
+            .map_err(|e| GpuError::Compile(format!("{}: {e}", path.to_string_lossy())))?,
+        None => {
+            let mut v = source::ptx()?.as_bytes().to_vec();
+            v.push(0);
+            v
+        }
+    };
+    // SAFETY: `image` is a NUL-terminated PTX text or a cubin read whole; it outlives the call.
+    let module = unsafe { result::module::load_data(image.as_ptr() as *const c_void) }
+        .step("load kernel module")?;
+    let f = |name: &str| {
+        // SAFETY: `module` was just loaded and is never unloaded while Device lives.
+        unsafe { result::module::get_function(module, CString::new(name).unwrap()) }
+            .step("look up kernel")
+    };
+    let k = Kernels {
+        ntt_pass: f("ntt_pass")?,
+        msm_digits: f("msm_digits")?,
+        msm_scan: f("msm_scan")?,
+        msm_scatter: f("msm_scatter")?,
+        msm_accumulate: f("msm_accumulate")?,
+        msm_fixup: f("msm_fixup")?,
+        msm_bucket_reduce: f("msm_bucket_reduce")?,
+        xyzz_reduce: f("xyzz_reduce")?,
+        batch_add: f("batch_add")?,
+        srs_synthetic: f("srs_synthetic")?,
+        test_fr_mul: f("test_fr_mul")?,
+        test_fp_mul: f("test_fp_mul")?,
+        test_g1_add: f("test_g1_add")?,
+    };
+    // SAFETY: the function handle is valid; the attribute only raises the shared-memory cap.
+    unsafe {
+        sys::cuFuncSetAttribute(
+            k.ntt_pass,
+            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            crate::cuda::ntt::MAX_SMEM as i32,
+        )
+        .result()
+        .step("raise NTT shared memory")?;
+    }
+    let compute = result::stream::create(StreamKind::NonBlocking).step("create stream")?;
+    let copy = result::stream::create(StreamKind::NonBlocking).step("create stream")?;
+    let sm_count = ctx
+        .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+        .step("read SM count")? as u32;
+    Ok(Device {
+        ctx,
+        module,
+        k,
+        compute,
+        copy,
+        sm_count,
+        base: 0,
+        size: 0,
+        used: 0,
+    })
+}
+
+impl Device {
+    /// (free, total) device memory.
+    pub fn mem_info(&self) -> Result<(usize, usize), GpuError> {
+        result::mem_get_info().step("read free memory")
+    }
+
+    /// The one allocation; `carve` hands out pieces of it.
+    pub fn allocate(&mut self, bytes: usize) -> Result<(), GpuError> {
+        // SAFETY: plain cuMemAlloc in the current context; freed in Drop.
+        self.base = unsafe { result::malloc_sync(bytes) }
+            .map_err(|e| GpuError::OutOfMemory(format!("allocating {bytes} bytes failed: {e}")))?;
+        self.size = bytes;
+        Ok(())
+    }
+
+    /// The next `bytes` of the allocation, 256-byte aligned.
+    pub fn carve(&mut self, bytes: usize) -> DevBuf {
+        let start = self.used.next_multiple_of(256);
+        assert!(start + bytes <= self.size, "device plan undersized");
+        self.used = start + bytes;
+        DevBuf {
+            ptr: self.base + start as u64,
+            bytes,
+        }
+    }
+
+    /// Launches `f` on `stream` with the given argument pointers.
+    ///
+    /// # Safety
+    /// `args` must point at values whose types and order match the kernel's parameters, and
+    /// every device pointer among them must be valid for what the kernel touches.
+    pub unsafe fn launch(
+        &self,
+        step: &'static str,
+        f: sys::CUfunction,
+        grid: u32,
+        block: u32,
+        smem: u32,
+        stream: sys::CUstream,
+        args: &mut [*mut c_void],
+    ) -> Result<(), GpuError> {
+        if grid == 0 {
+            return Ok(());
+        }
+        // SAFETY: the caller's contract.
+        unsafe { result::launch_kernel(f, (grid, 1, 1), (block, 1, 1), smem, stream, args) }
+            .step(step)
+    }
+
+    pub fn memset(
+        &self,
+        buf: sys::CUdeviceptr,
+        bytes: usize,
+        stream: sys::CUstream,
+    ) -> Result<(), GpuError> {
+        // SAFETY: callers pass regions carved from the allocation.
+        unsafe { result::memset_d8_async(buf, 0, bytes, stream) }.step("clear buffer")
+    }
+
+    /// Host → device on `stream`. The host slice must stay alive and unchanged until the
+    /// stream has passed this copy (callers synchronize before returning to their caller).
+    pub fn upload<T>(
+        &self,
+        dst: sys::CUdeviceptr,
+        cap: usize,
+        src: &[T],
+        stream: sys::CUstream,
+    ) -> Result<(), GpuError> {
+        assert!(
+            std::mem::size_of_val(src) <= cap,
+            "upload larger than its buffer"
+        );
+        if src.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: dst has room (checked); T is plain data (field elements, points, indices).
+        unsafe { result::memcpy_htod_async(dst, src, stream) }.step("upload")
+    }
+
+    pub fn download<T>(
+        &self,
+        dst: &mut [T],
+        src: sys::CUdeviceptr,
+        stream: sys::CUstream,
+    ) -> Result<(), GpuError> {
+        if dst.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: src holds at least size_of_val(dst) bytes written by our kernels; T is plain
+        // data for which every bit pattern is valid.
+        unsafe { result::memcpy_dtoh_async(dst, src, stream) }.step("download")
+    }
+
+    pub fn sync(&self, stream: sys::CUstream) -> Result<(), GpuError> {
+        // SAFETY: the stream was created by `open` and lives as long as self.
+        unsafe { result::stream::synchronize(stream) }.step("wait for stream")
+    }
+
+    pub fn event(&self) -> Result<Event, GpuError> {
+        Ok(Event(
+            result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).step("create event")?,
+        ))
+    }
+}
+
+impl Drop for Device {
+    fn drop(&mut self) {
+        // SAFETY: each handle was created by `open`/`allocate` in this context and is
+        // released once; errors at teardown have nobody to report to.
+        unsafe {
+            let _ = self.ctx.bind_to_thread();
+            if self.base != 0 {
+                let _ = result::free_sync(self.base);
+            }
+            let _ = result::stream::destroy(self.compute);
+            let _ = result::stream::destroy(self.copy);
+            let _ = result::module::unload(self.module);
+        }
+    }
+}
+
+/// A CUDA event (timing and cross-stream ordering).
+pub(crate) struct Event(pub sys::CUevent);
+
+impl Event {
+    pub fn record(&self, stream: sys::CUstream) -> Result<(), GpuError> {
+        // SAFETY: both handles are live.
+        unsafe { result::event::record(self.0, stream) }.step("record event")
+    }
+    /// Makes `stream` wait for this event.
+    pub fn wait_on(&self, stream: sys::CUstream) -> Result<(), GpuError> {
+        // SAFETY: both handles are live.
+        unsafe { sys::cuStreamWaitEvent(stream, self.0, 0).result() }.step("wait event")
+    }
+    /// Milliseconds from `self` to `end` (both recorded and complete).
+    pub fn ms_to(&self, end: &Event) -> Result<f32, GpuError> {
+        // SAFETY: both handles are live and recorded.
+        unsafe { result::event::elapsed(self.0, end.0) }.step("read event time")
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        // SAFETY: created by Device::event, destroyed once.
+        let _ = unsafe { result::event::destroy(self.0) };
+    }
+}
+
+/// `[*mut c_void]` from kernel arguments, in order.
+macro_rules! args {
+    ($($a:expr),* $(,)?) => {
+        [$(&$a as *const _ as *mut ::std::ffi::c_void),*]
+    };
+}
+pub(crate) use args;

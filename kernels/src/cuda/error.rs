@@ -1,0 +1,73 @@
+//! What can go wrong on the GPU, with the step that failed and whether the context
+//! survives it (a sticky error means the process must restart to use the device again).
+
+use cudarc::driver::result::DriverError;
+use cudarc::driver::sys::cudaError_enum as E;
+
+#[derive(Debug, thiserror::Error)]
+pub enum GpuError {
+    #[error("no CUDA driver on this machine (libcuda not found)")]
+    NoDriver,
+    #[error(
+        "NVRTC not found (libnvrtc); install nvidia-cuda-nvrtc and put its lib on LD_LIBRARY_PATH"
+    )]
+    NoNvrtc,
+    #[error("NVRTC could not compile the kernels: {0}")]
+    Compile(String),
+    #[error("CUDA error in `{step}`: {source} (context {})", if *.context_usable { "still usable" } else { "lost: restart the process" })]
+    Cuda {
+        step: &'static str,
+        source: DriverError,
+        context_usable: bool,
+    },
+    #[error("device memory: {0}")]
+    OutOfMemory(String),
+    #[error("partition does not fit the plan: {0}")]
+    TooLarge(String),
+    #[error("{0}")]
+    Input(String),
+}
+
+impl GpuError {
+    /// Whether the CUDA context can keep serving after this error. Errors that poison the
+    /// context (a faulting kernel, a hardware error) make every later call fail.
+    pub fn context_usable(&self) -> bool {
+        match self {
+            GpuError::Cuda { context_usable, .. } => *context_usable,
+            _ => true,
+        }
+    }
+}
+
+/// Errors after which the context is unusable ("sticky" in CUDA's words).
+fn is_sticky(e: &DriverError) -> bool {
+    matches!(
+        e.0,
+        E::CUDA_ERROR_ILLEGAL_ADDRESS
+            | E::CUDA_ERROR_LAUNCH_FAILED
+            | E::CUDA_ERROR_MISALIGNED_ADDRESS
+            | E::CUDA_ERROR_ILLEGAL_INSTRUCTION
+            | E::CUDA_ERROR_HARDWARE_STACK_ERROR
+            | E::CUDA_ERROR_INVALID_ADDRESS_SPACE
+            | E::CUDA_ERROR_INVALID_PC
+            | E::CUDA_ERROR_ASSERT
+            | E::CUDA_ERROR_LAUNCH_TIMEOUT
+            | E::CUDA_ERROR_ECC_UNCORRECTABLE
+            | E::CUDA_ERROR_CONTEXT_IS_DESTROYED
+    )
+}
+
+/// Attaches the step name to a driver result.
+pub(crate) trait Step<T> {
+    fn step(self, step: &'static str) -> Result<T, GpuError>;
+}
+
+impl<T> Step<T> for Result<T, DriverError> {
+    fn step(self, step: &'static str) -> Result<T, GpuError> {
+        self.map_err(|source| GpuError::Cuda {
+            step,
+            context_usable: !is_sticky(&source),
+            source,
+        })
+    }
+}

@@ -1,0 +1,31 @@
+//! The CUDA backend: our own BLS12-381 kernels (`kernels/cuda/*.cu`, compiled at run time
+//! by NVRTC for sm_90) and the host code that drives them. See docs/gpu.md.
+//!
+//! Entry point: [`GpuProver`], one per device. Without a driver or NVRTC every constructor
+//! returns a [`GpuError`] (never panics), so callers can fall back to the CPU path.
+
+#![deny(unsafe_op_in_unsafe_fn)]
+
+mod device;
+mod error;
+pub mod layout;
+pub mod msm;
+mod ntt;
+mod prover;
+pub mod source;
+pub mod synthetic;
+
+pub use error::GpuError;
+pub use prover::{plan_bytes, BaseSet, GpuPartition, GpuProver, GpuResults, GpuTimings};
+
+/// Whether a CUDA driver library can be loaded on this machine.
+pub fn driver_present() -> bool {
+    // SAFETY: only tries to dlopen libcuda by its usual names.
+    unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+impl BaseSet {
+    fn from_index(i: usize) -> BaseSet {
+        [BaseSet::H, BaseSet::L, BaseSet::A, BaseSet::BG1][i]
+    }
+}

@@ -1,0 +1,356 @@
+//! Host side of the MSM kernels (`kernels/cuda/msm.cu`): window choice, workspace, the
+//! launch sequence, and the Horner combination of window sums on the host.
+
+use blstrs::G1Projective;
+use cudarc::driver::sys::CUdeviceptr;
+use group::Group;
+
+use super::device::{args, DevBuf, Device};
+use super::layout::{Xyzz, XYZZ_BYTES};
+use super::GpuError;
+
+/// Widest window: digits are stored raw in 16 bits.
+pub const MAX_C: u32 = 16;
+/// Most windows of any plan (c = 4 needs 64).
+pub const MAX_WINDOWS: usize = 64;
+/// Largest W·2^{c−1} of any plan (c = 16: 16 windows × 2^15 buckets).
+const MAX_WB: usize = 1 << 19;
+/// Bucket-reduction chunk results at most.
+const MAX_CHUNKS: usize = 1 << 17;
+/// Threads aimed at per accumulate / batch-add launch (a few waves on an H200).
+const TARGET_THREADS: usize = 1 << 17;
+const PARTIAL_BYTES: usize = 16 + XYZZ_BYTES;
+
+/// r − 1 + K must fit the top window; r's limbs (little-endian u64).
+const R: [u64; 4] = [
+    0xffffffff00000001,
+    0x53bda402fffe5bfe,
+    0x3339d80809a1d805,
+    0x73eda753299d7d48,
+];
+
+/// Window width c, window count W and the recoding constant K = Σ_w 2^{w·c + c − 1}.
+#[derive(Clone, Copy, Debug)]
+pub struct Windows {
+    pub c: u32,
+    pub windows: u32,
+    pub k: [u32; 9],
+}
+
+impl Windows {
+    pub fn buckets(&self) -> usize {
+        1 << (self.c - 1)
+    }
+
+    /// The smallest W for which every t = s + K (s < r) keeps its top window below 2^c,
+    /// so every digit fits in [−2^{c−1}, 2^{c−1}].
+    pub fn for_width(c: u32) -> Windows {
+        let mut w = 256u32.div_ceil(c);
+        loop {
+            let mut k = [0u32; 9];
+            for i in 0..w {
+                let bit = i * c + c - 1;
+                k[(bit / 32) as usize] |= 1 << (bit % 32);
+            }
+            // t_max = (r − 1) + K, 288-bit.
+            let mut t = [0u32; 9];
+            let mut carry = 0u64;
+            for (i, ti) in t.iter_mut().enumerate() {
+                let r_limb = if i < 8 {
+                    (R[i / 2] >> (32 * (i % 2))) as u32
+                } else {
+                    0
+                };
+                let r_limb = if i == 0 { r_limb - 1 } else { r_limb };
+                let s = r_limb as u64 + k[i] as u64 + carry;
+                *ti = s as u32;
+                carry = s >> 32;
+            }
+            let top_bit = (w - 1) * c;
+            let fits = (0..288u32)
+                .filter(|&b| b >= top_bit + c)
+                .all(|b| (t[(b / 32) as usize] >> (b % 32)) & 1 == 0);
+            if fits && top_bit + c <= 288 {
+                return Windows { c, windows: w, k };
+            }
+            w += 1;
+        }
+    }
+
+    /// c minimizing W·(10·m + 14·2^c) (mixed additions into buckets, then two full
+    /// additions per bucket in the reduction).
+    pub fn for_terms(m: usize) -> Windows {
+        (4..=MAX_C)
+            .map(Windows::for_width)
+            .min_by_key(|w| w.windows as u64 * (10 * m as u64 + 14 * (1u64 << w.c)))
+            .unwrap()
+    }
+}
+
+/// Device workspace of the MSMs, sized for up to `max_terms` terms.
+pub(crate) struct MsmWork {
+    digits: DevBuf,
+    sorted: DevBuf,
+    counts: DevBuf,
+    offsets: DevBuf,
+    cursor: DevBuf,
+    buckets: DevBuf,
+    head: DevBuf,
+    tail: DevBuf,
+    chunk_res: DevBuf,
+    partials: DevBuf,
+    partials2: DevBuf,
+    max_terms: usize,
+}
+
+fn digit_capacity(max_terms: usize) -> usize {
+    (19 * max_terms).max(64 << 20)
+}
+
+impl MsmWork {
+    pub fn bytes(max_terms: usize) -> usize {
+        let chunks = TARGET_THREADS + 1024;
+        digit_capacity(max_terms) * 2
+            + max_terms * 4
+            + MAX_WB * 4 * 3
+            + MAX_WINDOWS * 4
+            + MAX_WB * XYZZ_BYTES
+            + 2 * chunks * PARTIAL_BYTES
+            + MAX_CHUNKS * XYZZ_BYTES
+            + (chunks + 1024) * XYZZ_BYTES
+            + 16 * 256
+    }
+
+    pub fn carve(dev: &mut Device, max_terms: usize) -> Self {
+        let chunks = TARGET_THREADS + 1024;
+        MsmWork {
+            digits: dev.carve(digit_capacity(max_terms) * 2),
+            sorted: dev.carve(max_terms * 4),
+            counts: dev.carve(MAX_WB * 4),
+            offsets: dev.carve(MAX_WB * 4 + MAX_WINDOWS * 4),
+            cursor: dev.carve(MAX_WB * 4),
+            buckets: dev.carve(MAX_WB * XYZZ_BYTES),
+            head: dev.carve(chunks * PARTIAL_BYTES),
+            tail: dev.carve(chunks * PARTIAL_BYTES),
+            chunk_res: dev.carve(MAX_CHUNKS * XYZZ_BYTES),
+            partials: dev.carve(chunks * XYZZ_BYTES),
+            partials2: dev.carve(1024 * XYZZ_BYTES),
+            max_terms,
+        }
+    }
+}
+
+/// `struct DigitParams` in msm.cu.
+#[repr(C)]
+struct DigitParams {
+    scalars: CUdeviceptr,
+    terms: CUdeviceptr,
+    digits: CUdeviceptr,
+    counts: CUdeviceptr,
+    m: u32,
+    c: u32,
+    windows: u32,
+    k: [u32; 9],
+}
+
+fn grid(n: usize, block: u32) -> u32 {
+    n.div_ceil(block as usize) as u32
+}
+
+/// Enqueues Σ_i scalars[s_i]·bases[b_i] over m terms (terms: [base, scalar] pairs, or 0
+/// for dense: term i = (i, i)) on the compute stream; the W window sums land in `out`.
+pub(crate) fn enqueue_msm(
+    dev: &Device,
+    w: &MsmWork,
+    bases: CUdeviceptr,
+    terms: CUdeviceptr,
+    m: usize,
+    scalars: CUdeviceptr,
+    out: CUdeviceptr,
+) -> Result<Windows, GpuError> {
+    if m > w.max_terms {
+        return Err(GpuError::TooLarge(format!(
+            "{m} MSM terms, planned for {}",
+            w.max_terms
+        )));
+    }
+    let win = Windows::for_terms(m);
+    let nb = win.buckets();
+    let nw = win.windows as usize;
+    if nw * m > digit_capacity(w.max_terms) {
+        return Err(GpuError::TooLarge(format!("{nw} windows of {m} digits")));
+    }
+    let s = dev.compute;
+    if m == 0 {
+        dev.memset(out, nw * XYZZ_BYTES, s)?;
+        return Ok(win);
+    }
+    dev.memset(w.counts.ptr, nw * nb * 4, s)?;
+    let p = DigitParams {
+        scalars,
+        terms,
+        digits: w.digits.ptr,
+        counts: w.counts.ptr,
+        m: m as u32,
+        c: win.c,
+        windows: win.windows,
+        k: win.k,
+    };
+    // SAFETY (all launches below): arguments match the kernels' parameter lists in msm.cu;
+    // buffers are carved for max_terms (checked above) and MAX_WB buckets.
+    unsafe {
+        dev.launch(
+            "msm digits",
+            dev.k.msm_digits,
+            grid(m, 256),
+            256,
+            0,
+            s,
+            &mut args![p],
+        )?;
+        let b32 = nb as u32;
+        dev.launch(
+            "msm scan",
+            dev.k.msm_scan,
+            win.windows,
+            1024,
+            0,
+            s,
+            &mut args![w.counts.ptr, w.offsets.ptr, w.cursor.ptr, b32],
+        )?;
+        let acc_s = m.div_ceil(TARGET_THREADS).max(16) as u32;
+        let acc_threads = m.div_ceil(acc_s as usize);
+        let (m32, c32) = (m as u32, win.c);
+        for i in 0..nw {
+            let digits = w.digits.at(i * m * 2);
+            let cursor = w.cursor.at(i * nb * 4);
+            let off = w.offsets.at(i * (nb + 1) * 4);
+            let buckets = w.buckets.at(i * nb * XYZZ_BYTES);
+            dev.launch(
+                "msm scatter",
+                dev.k.msm_scatter,
+                grid(m, 256),
+                256,
+                0,
+                s,
+                &mut args![digits, terms, cursor, w.sorted.ptr, m32, c32],
+            )?;
+            dev.launch(
+                "msm accumulate",
+                dev.k.msm_accumulate,
+                grid(acc_threads, 128),
+                128,
+                0,
+                s,
+                &mut args![
+                    w.sorted.ptr,
+                    off,
+                    b32,
+                    acc_s,
+                    bases,
+                    buckets,
+                    w.head.ptr,
+                    w.tail.ptr
+                ],
+            )?;
+            dev.launch(
+                "msm fixup",
+                dev.k.msm_fixup,
+                grid(nb, 128),
+                128,
+                0,
+                s,
+                &mut args![off, b32, acc_s, buckets, w.head.ptr, w.tail.ptr],
+            )?;
+        }
+        // Bucket reduction: about 64K threads, chunks of q buckets.
+        let q = (nw * nb).div_ceil(1 << 16).next_power_of_two().min(nb);
+        let chunks = nb / q;
+        assert!(nw * chunks <= MAX_CHUNKS);
+        let (q32, w32) = (q as u32, win.windows);
+        dev.launch(
+            "msm bucket reduce",
+            dev.k.msm_bucket_reduce,
+            grid(nw * chunks, 64),
+            64,
+            0,
+            s,
+            &mut args![w.buckets.ptr, b32, q32, w32, w.chunk_res.ptr],
+        )?;
+        let (n32, per) = ((nw * chunks) as u32, chunks as u32);
+        dev.launch(
+            "msm window sums",
+            dev.k.xyzz_reduce,
+            win.windows,
+            128,
+            0,
+            s,
+            &mut args![w.chunk_res.ptr, n32, per, out],
+        )?;
+    }
+    Ok(win)
+}
+
+/// Enqueues Σ_i bases[idx[i]] (idx = 0: Σ_{i<n} bases[i]) into one XYZZ at `out`.
+pub(crate) fn enqueue_batch_add(
+    dev: &Device,
+    w: &MsmWork,
+    bases: CUdeviceptr,
+    idx: CUdeviceptr,
+    n: usize,
+    out: CUdeviceptr,
+) -> Result<(), GpuError> {
+    let s = dev.compute;
+    let per = n.div_ceil(TARGET_THREADS).max(16);
+    let parts = n.div_ceil(per);
+    let groups = parts.div_ceil(256);
+    let (n32, per32, parts32, g256, groups32) =
+        (n as u32, per as u32, parts as u32, 256u32, groups as u32);
+    // SAFETY: arguments match msm.cu's batch_add and xyzz_reduce; partials hold
+    // TARGET_THREADS + 1024 points and partials2 1024 (parts ≤ TARGET_THREADS + 1, groups ≤ 520).
+    unsafe {
+        dev.launch(
+            "batch add",
+            dev.k.batch_add,
+            grid(parts, 128),
+            128,
+            0,
+            s,
+            &mut args![bases, idx, n32, per32, w.partials.ptr],
+        )?;
+        dev.launch(
+            "batch add reduce",
+            dev.k.xyzz_reduce,
+            groups as u32,
+            128,
+            0,
+            s,
+            &mut args![w.partials.ptr, parts32, g256, w.partials2.ptr],
+        )?;
+        dev.launch(
+            "batch add reduce",
+            dev.k.xyzz_reduce,
+            1,
+            128,
+            0,
+            s,
+            &mut args![w.partials2.ptr, groups32, groups32, out],
+        )?;
+    }
+    if n == 0 {
+        dev.memset(out, XYZZ_BYTES, s)?;
+    }
+    Ok(())
+}
+
+/// Σ_w 2^{w·c}·T_w (Horner, on the host: W·c doublings).
+pub fn combine_windows(win: &Windows, sums: &[Xyzz]) -> G1Projective {
+    let mut acc = G1Projective::identity();
+    for t in sums[..win.windows as usize].iter().rev() {
+        for _ in 0..win.c {
+            acc = acc.double();
+        }
+        acc += t.to_projective();
+    }
+    acc
+}

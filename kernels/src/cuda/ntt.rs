@@ -1,0 +1,270 @@
+//! Host side of the NTT kernels (`kernels/cuda/ntt.cu`): twiddle tables, the pass plan,
+//! and H = (A·B − C)/Z by seven transforms (the CPU reference is `groth16::quotient`).
+
+use blstrs::Scalar as Fr;
+use cudarc::driver::sys::CUdeviceptr;
+use ff::Field;
+
+use super::device::{args, DevBuf, Device};
+use super::layout::{fr_raw, FR_BYTES};
+use super::GpuError;
+use crate::ntt::{coset_generator, powers};
+
+/// Elements a block holds in shared memory.
+pub const ELEMS_LOG: u32 = 11;
+/// Largest radix of one pass.
+pub const MAX_LOG_R: u32 = 10;
+/// Shared memory of the largest pass: ELEMS elements plus R/2 twiddles.
+pub const MAX_SMEM: u32 = (FR_BYTES as u32) * ((1 << ELEMS_LOG) + (1 << (MAX_LOG_R - 1)));
+const THREADS: u32 = 256;
+
+/// Two-level tables of 2^b entries, b = ceil(log n / 2): lo[i] = x^i, hi[i] = c·x^{i·2^b}.
+const TABLES: usize = 10;
+const T_FWD: usize = 0;
+const T_INV: usize = 2;
+const T_COSET: usize = 4;
+const T_FINAL: usize = 6;
+const T_SCALE: usize = 8;
+/// Small twiddles w_R^i (i < R/2) for every R = 2^1..2^MAX_LOG_R, at offset R/2 − 1.
+const SMALL: usize = 1 << MAX_LOG_R;
+
+fn table_bits(log_n: u32) -> u32 {
+    log_n.div_ceil(2).max(1)
+}
+
+/// Bytes of the table region for domains up to 2^max_log.
+pub fn tables_bytes(max_log: u32) -> usize {
+    (TABLES * (1usize << table_bits(max_log)) + 2 * SMALL) * FR_BYTES
+}
+
+/// The kernel's parameter block (`struct NttPass` in ntt.cu).
+#[repr(C)]
+struct NttPass {
+    input: CUdeviceptr,
+    in_b: CUdeviceptr,
+    in_c: CUdeviceptr,
+    out: CUdeviceptr,
+    tw_lo: CUdeviceptr,
+    tw_hi: CUdeviceptr,
+    small: CUdeviceptr,
+    pre_lo: CUdeviceptr,
+    pre_hi: CUdeviceptr,
+    post_lo: CUdeviceptr,
+    post_hi: CUdeviceptr,
+    log_n: u32,
+    log_r: u32,
+    log_ns: u32,
+    log_g: u32,
+    tw_bits: u32,
+    pre_mode: u32,
+}
+const _: () = assert!(std::mem::size_of::<NttPass>() == 112);
+
+/// What the first pass reads.
+#[derive(Clone, Copy)]
+pub(crate) enum Pre {
+    None,
+    /// x[i] · c·g^i from the table pair at this index.
+    Scale(usize),
+    /// a[i]·b[i] − c[i], from these two extra buffers.
+    Abc(CUdeviceptr, CUdeviceptr),
+}
+
+/// Tables for one domain size, resident in `buf`.
+pub(crate) struct NttTables {
+    buf: DevBuf,
+    log_n: Option<u32>,
+}
+
+impl NttTables {
+    pub fn new(buf: DevBuf) -> Self {
+        NttTables { buf, log_n: None }
+    }
+
+    fn table(&self, which: usize) -> CUdeviceptr {
+        let b = table_bits(self.log_n.unwrap());
+        self.buf.at(which * (1usize << b) * FR_BYTES)
+    }
+
+    fn small(&self, inverse: bool, log_r: u32) -> CUdeviceptr {
+        let b = table_bits(self.log_n.unwrap());
+        let base = TABLES * (1usize << b) + if inverse { SMALL } else { 0 };
+        self.buf.at((base + (1usize << (log_r - 1)) - 1) * FR_BYTES)
+    }
+
+    /// Computes (host) and uploads (then waits for the copy) the tables of 2^log_n.
+    pub fn prepare(&mut self, dev: &Device, log_n: u32) -> Result<(), GpuError> {
+        if self.log_n == Some(log_n) {
+            return Ok(());
+        }
+        let n = 1usize << log_n;
+        let b = table_bits(log_n);
+        let len = 1usize << b;
+        let d = crate::ntt::Domain::new(log_n);
+        let g = coset_generator();
+        let n_inv = d.n_inv;
+        let z_inv = d.z_on_coset().invert().unwrap();
+        // R^{-1}: folded into the final scaling so its output is canonical (mont_mul(xR, y) = x·y).
+        let r_inv = Fr::from(2u64).invert().unwrap().pow_vartime([256u64]);
+        let pair = |x: Fr, c: Fr| {
+            let lo = powers(x, len);
+            let step = x.pow_vartime([len as u64]);
+            let hi: Vec<Fr> = powers(step, len).into_iter().map(|v| v * c).collect();
+            (lo, hi)
+        };
+        let mut host: Vec<[u64; 4]> = Vec::with_capacity(TABLES * len + 2 * SMALL);
+        for (x, c) in [
+            (d.omega, Fr::ONE),
+            (d.omega_inv, Fr::ONE),
+            (g, n_inv),
+            (g.invert().unwrap(), n_inv * z_inv * r_inv),
+            (Fr::ONE, n_inv),
+        ] {
+            let (lo, hi) = pair(x, c);
+            host.extend(lo.iter().map(fr_raw));
+            host.extend(hi.iter().map(fr_raw));
+        }
+        for w in [d.omega, d.omega_inv] {
+            let mut small = vec![[0u64; 4]; SMALL];
+            for log_r in 1..=MAX_LOG_R.min(log_n) {
+                // w_R = w_n^{n/R}
+                let wr = w.pow_vartime([(n >> log_r) as u64]);
+                let p = powers(wr, 1 << (log_r - 1));
+                let off = (1usize << (log_r - 1)) - 1;
+                for (i, v) in p.iter().enumerate() {
+                    small[off + i] = fr_raw(v);
+                }
+            }
+            host.extend(small);
+        }
+        dev.upload(self.buf.ptr, self.buf.bytes, &host, dev.copy)?;
+        dev.sync(dev.copy)?;
+        self.log_n = Some(log_n);
+        Ok(())
+    }
+}
+
+/// Radix of each pass: log n split in ceil(log n / 9) near-equal parts.
+pub fn pass_plan(log_n: u32) -> Vec<u32> {
+    let parts = log_n.div_ceil(9).max(1);
+    (0..parts)
+        .map(|i| log_n / parts + u32::from(i < log_n % parts))
+        .collect()
+}
+
+/// One transform of 2^log_n elements from `src`, ping-ponging between `src` and `other`;
+/// returns where the result lies. Forward: y_k = Σ x_j w^{jk}; inverse uses w^{-1} (no 1/n
+/// unless a post table says so). `post`: multiply output i by the table pair's value at i.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn transform(
+    dev: &Device,
+    t: &NttTables,
+    log_n: u32,
+    src: CUdeviceptr,
+    other: CUdeviceptr,
+    inverse: bool,
+    pre: Pre,
+    post: Option<usize>,
+) -> Result<CUdeviceptr, GpuError> {
+    let plan = pass_plan(log_n);
+    let tw = if inverse { T_INV } else { T_FWD };
+    let (mut from, mut to) = (src, other);
+    let mut log_ns = 0;
+    let b = table_bits(log_n);
+    for (i, &log_r) in plan.iter().enumerate() {
+        let first = i == 0;
+        let last = i + 1 == plan.len();
+        let log_g = (ELEMS_LOG - log_r.min(ELEMS_LOG)).min(log_n - log_r);
+        let (pre_mode, in_b, in_c, pre_t) = match (first, pre) {
+            (true, Pre::Scale(tb)) => (1u32, 0, 0, Some(tb)),
+            (true, Pre::Abc(pb, pc)) => (2u32, pb, pc, None),
+            _ => (0u32, 0, 0, None),
+        };
+        let post_t = if last { post } else { None };
+        let p = NttPass {
+            input: from,
+            in_b,
+            in_c,
+            out: to,
+            tw_lo: t.table(tw),
+            tw_hi: t.table(tw + 1),
+            small: t.small(inverse, log_r),
+            pre_lo: pre_t.map_or(0, |x| t.table(x)),
+            pre_hi: pre_t.map_or(0, |x| t.table(x + 1)),
+            post_lo: post_t.map_or(0, |x| t.table(x)),
+            post_hi: post_t.map_or(0, |x| t.table(x + 1)),
+            log_n,
+            log_r,
+            log_ns,
+            log_g,
+            tw_bits: b,
+            pre_mode,
+        };
+        let elems = 1u32 << (log_r + log_g);
+        let smem = FR_BYTES as u32 * (elems + (1 << (log_r - 1)));
+        let blocks = 1u32 << (log_n - log_r - log_g);
+        let mut a = args![p];
+        // SAFETY: `p` matches `struct NttPass`; every pointer is a carved region of at
+        // least n elements (tables sized for this log_n by `prepare`).
+        unsafe {
+            dev.launch(
+                "ntt pass",
+                dev.k.ntt_pass,
+                blocks,
+                THREADS,
+                smem,
+                dev.compute,
+                &mut a,
+            )?
+        };
+        log_ns += log_r;
+        std::mem::swap(&mut from, &mut to);
+    }
+    Ok(from)
+}
+
+/// Plain transforms for tests and benchmarks: forward, or inverse with the 1/n scaling.
+pub(crate) fn ntt(
+    dev: &Device,
+    t: &NttTables,
+    log_n: u32,
+    src: CUdeviceptr,
+    other: CUdeviceptr,
+    inverse: bool,
+) -> Result<CUdeviceptr, GpuError> {
+    let post = if inverse { Some(T_SCALE) } else { None };
+    transform(dev, t, log_n, src, other, inverse, Pre::None, post)
+}
+
+/// H = (A·B − C)/Z from the evaluations in a, b, c (s: scratch), as `groth16::quotient`
+/// computes it, but every transform natural-order: for each of a, b, c: inverse NTT
+/// (n·coefficients), forward NTT with input i scaled by n^{-1}·g^i (evaluations on gH); then
+/// one inverse NTT whose first pass reads a·b − c and whose last pass scales coefficient i
+/// by n^{-1}·Z(g)^{-1}·g^{-i}·R^{-1}, leaving H's coefficients canonical (out of Montgomery
+/// form), ready as MSM scalars. Returns where H lies.
+pub(crate) fn quotient(
+    dev: &Device,
+    t: &NttTables,
+    log_n: u32,
+    bufs: [CUdeviceptr; 4],
+) -> Result<CUdeviceptr, GpuError> {
+    let [a, b, c, s] = bufs;
+    for x in [a, b, c] {
+        let r = transform(dev, t, log_n, x, s, true, Pre::None, None)?;
+        let o = if r == x { s } else { x };
+        let r2 = transform(dev, t, log_n, r, o, false, Pre::Scale(T_COSET), None)?;
+        debug_assert_eq!(r2, x);
+    }
+    coefficients(dev, t, log_n, [a, b, c, s])
+}
+
+/// The last transform of [`quotient`] alone (after the three coset evaluations).
+pub(crate) fn coefficients(
+    dev: &Device,
+    t: &NttTables,
+    log_n: u32,
+    bufs: [CUdeviceptr; 4],
+) -> Result<CUdeviceptr, GpuError> {
+    let [a, b, c, s] = bufs;
+    transform(dev, t, log_n, a, s, true, Pre::Abc(b, c), Some(T_FINAL))
+}

@@ -1,0 +1,628 @@
+//! `GpuProver`: one per device. Owns every device allocation (made once, in `new`), keeps
+//! the four G1 base vectors resident, and computes a partition's H, L, A and B_G1 sums.
+
+use std::time::{Duration, Instant};
+
+use blstrs::{G1Affine, G1Projective, Scalar as Fr};
+use cudarc::driver::sys::CUdeviceptr;
+
+use super::device::{self, DevBuf, Device, Event};
+use super::layout::{Xyzz, AFFINE_BYTES, FR_BYTES, XYZZ_BYTES};
+use super::msm::{self, MsmWork, Windows, MAX_WINDOWS};
+use super::ntt::{self, NttTables};
+use super::GpuError;
+use crate::msm::scalars::Limbs;
+use crate::msm::PlanRef;
+
+/// One partition's inputs, as synthesis and prep_msm leave them.
+pub struct GpuPartition<'a> {
+    pub domain_log2: u32,
+    /// Evaluations of A, B, C on the domain (Montgomery Fr, 2^domain_log2 each).
+    pub a: &'a [Fr],
+    pub b: &'a [Fr],
+    pub c: &'a [Fr],
+    /// Canonical scalars: inputs, then aux.
+    pub scalars: &'a [Limbs],
+    pub l: PlanRef<'a>,
+    pub a_plan: PlanRef<'a>,
+    pub b_plan: PlanRef<'a>,
+}
+
+/// ΣH, ΣL, ΣA, ΣB_G1 of one partition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GpuResults {
+    pub h: G1Projective,
+    pub l: G1Projective,
+    pub a: G1Projective,
+    pub b_g1: G1Projective,
+}
+
+/// Device time of each step (CUDA events), and the whole call's wall time.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GpuTimings {
+    /// a, b, c, scalars and plans host → device (copy stream).
+    pub upload: Duration,
+    /// The seven NTTs of H (from the first kernel; overlaps the b, c uploads).
+    pub ntt: Duration,
+    pub msm_h: Duration,
+    pub msm_l: Duration,
+    pub msm_a: Duration,
+    pub msm_b_g1: Duration,
+    /// Window sums back to the host and combined there.
+    pub finish: Duration,
+    pub total: Duration,
+}
+
+/// The base vectors, in the order of `GpuProver::new`'s arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BaseSet {
+    H = 0,
+    L = 1,
+    A = 2,
+    BG1 = 3,
+}
+
+/// Slots of the result region: per MSM (H, L, A, B_G1), W window sums then the ones sum.
+const SLOT: usize = MAX_WINDOWS + 1;
+
+pub struct GpuProver {
+    dev: Device,
+    max_log: u32,
+    max_scalars: usize,
+    bases: [DevBuf; 4],
+    base_counts: [usize; 4],
+    /// a, b, c and the scratch buffer of the NTTs.
+    abc: [DevBuf; 4],
+    scalars: DevBuf,
+    /// Per plan (L, A, B): terms then ones.
+    plans: [DevBuf; 3],
+    tables: NttTables,
+    work: MsmWork,
+    results: DevBuf,
+    ev: [Event; 11],
+    registered: Vec<usize>,
+}
+
+/// Bytes the device needs for these sizes (everything `new` allocates).
+pub fn plan_bytes(max_log: u32, max_scalars: usize, base_counts: [usize; 4]) -> usize {
+    let n = 1usize << max_log;
+    let max_terms = n.max(base_counts.iter().copied().max().unwrap_or(0));
+    base_counts.iter().sum::<usize>() * AFFINE_BYTES
+        + 4 * n * FR_BYTES
+        + max_scalars * FR_BYTES
+        + base_counts[1..].iter().map(|c| c * 12).sum::<usize>()
+        + ntt::tables_bytes(max_log)
+        + MsmWork::bytes(max_terms)
+        + 4 * SLOT * XYZZ_BYTES
+        + 32 * 256
+}
+
+impl GpuProver {
+    /// Opens device `ordinal`, compiles the kernels, plans and allocates every buffer for
+    /// partitions up to 2^max_domain_log2 / max_scalars, and uploads the four G1 base
+    /// vectors once (resident).
+    pub fn new(
+        ordinal: usize,
+        max_domain_log2: u32,
+        max_scalars: usize,
+        h: &[G1Affine],
+        l: &[G1Affine],
+        a: &[G1Affine],
+        b_g1: &[G1Affine],
+    ) -> Result<Self, GpuError> {
+        let p = Self::allocate(
+            ordinal,
+            max_domain_log2,
+            max_scalars,
+            [h.len(), l.len(), a.len(), b_g1.len()],
+        )?;
+        for (buf, v) in p.bases.iter().zip([h, l, a, b_g1]) {
+            p.dev.upload(buf.ptr, buf.bytes, v, p.dev.copy)?;
+        }
+        p.dev.sync(p.dev.copy)?;
+        Ok(p)
+    }
+
+    /// Like `new` with bases made on the device (`synthetic::generate_bases`).
+    pub(crate) fn allocate(
+        ordinal: usize,
+        max_log: u32,
+        max_scalars: usize,
+        counts: [usize; 4],
+    ) -> Result<Self, GpuError> {
+        if max_log > 31 || counts.iter().any(|&c| c >= 1 << 31) {
+            return Err(GpuError::TooLarge("indices are 31-bit".into()));
+        }
+        let mut dev = device::open(ordinal)?;
+        let need = plan_bytes(max_log, max_scalars, counts);
+        let (free, total) = dev.mem_info()?;
+        // Keep 512 MiB for the driver and module.
+        if need + (512 << 20) > free {
+            return Err(GpuError::OutOfMemory(format!(
+                "need {:.1} GiB for 2^{max_log} domain, {max_scalars} scalars and resident bases; {:.1} GiB free of {:.1} (streaming bases is not implemented)",
+                gib(need), gib(free), gib(total)
+            )));
+        }
+        dev.allocate(need)?;
+        let bases = counts.map(|c| dev.carve(c * AFFINE_BYTES));
+        let n = 1usize << max_log;
+        let abc = [0; 4].map(|_| dev.carve(n * FR_BYTES));
+        let scalars = dev.carve(max_scalars * FR_BYTES);
+        let plans = [counts[1], counts[2], counts[3]].map(|c| dev.carve(c * 12));
+        let tables = NttTables::new(dev.carve(ntt::tables_bytes(max_log)));
+        let max_terms = n.max(counts.iter().copied().max().unwrap_or(0));
+        let work = MsmWork::carve(&mut dev, max_terms);
+        let results = dev.carve(4 * SLOT * XYZZ_BYTES);
+        let ev = [(); 11].map(|_| dev.event());
+        let ev = ev
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()?
+            .try_into()
+            .ok()
+            .unwrap();
+        Ok(GpuProver {
+            dev,
+            max_log,
+            max_scalars,
+            bases,
+            base_counts: counts,
+            abc,
+            scalars,
+            plans,
+            tables,
+            work,
+            results,
+            ev,
+            registered: Vec::new(),
+        })
+    }
+
+    pub(crate) fn device(&self) -> &Device {
+        &self.dev
+    }
+
+    /// A copy of the first `count` points of a resident base vector (tests build CPU
+    /// references from synthetic bases this way).
+    pub fn download_bases(
+        &mut self,
+        set: BaseSet,
+        count: usize,
+    ) -> Result<Vec<G1Affine>, GpuError> {
+        use super::error::Step;
+        use group::prime::PrimeCurveAffine;
+        let count = count.min(self.base_counts[set as usize]);
+        self.dev.ctx.bind_to_thread().step("bind context")?;
+        let mut v = vec![G1Affine::identity(); count];
+        self.dev
+            .download(&mut v, self.bases[set as usize].ptr, self.dev.compute)?;
+        self.dev.sync(self.dev.compute)?;
+        Ok(v)
+    }
+
+    /// Device name, multiprocessors and the bytes planned.
+    pub fn describe(&self) -> String {
+        let name = self.dev.ctx.name().unwrap_or_else(|_| "?".into());
+        format!(
+            "{name}, {} SMs, max domain 2^{}, {} scalars, {:.1} GiB allocated",
+            self.dev.sm_count,
+            self.max_log,
+            self.max_scalars,
+            gib(plan_bytes(self.max_log, self.max_scalars, self.base_counts))
+        )
+    }
+
+    /// The NTT buffers (4 × 2^max_log Fr) as one scratch region, for setup work.
+    pub(crate) fn scratch(&self) -> DevBuf {
+        DevBuf {
+            ptr: self.abc[0].ptr,
+            bytes: self.abc[0].bytes,
+        }
+    }
+
+    pub(crate) fn base_buf(&self, set: BaseSet) -> DevBuf {
+        self.bases[set as usize]
+    }
+
+    /// Page-locks host memory the uploads read from (cuMemHostRegister), so copies from it
+    /// are DMA at full speed and truly asynchronous.
+    ///
+    /// # Safety
+    /// `ptr..ptr + len` must be a live mapping that stays mapped until this prover is dropped.
+    pub unsafe fn register_host(&mut self, ptr: *mut u8, len: usize) -> Result<(), GpuError> {
+        use super::error::Step;
+        self.dev.ctx.bind_to_thread().step("bind context")?;
+        // SAFETY: the caller's contract; PORTABLE so any context may use it.
+        unsafe {
+            cudarc::driver::sys::cuMemHostRegister_v2(
+                ptr as *mut _,
+                len,
+                cudarc::driver::sys::CU_MEMHOSTREGISTER_PORTABLE,
+            )
+            .result()
+            .step("register host memory")?;
+        }
+        self.registered.push(ptr as usize);
+        Ok(())
+    }
+
+    /// H, L, A, B_G1 of one partition; equal to the CPU path (`groth16::prove`) exactly.
+    pub fn prove(&mut self, p: &GpuPartition<'_>) -> Result<(GpuResults, GpuTimings), GpuError> {
+        use super::error::Step;
+        let wall = Instant::now();
+        self.check(p)?;
+        self.dev.ctx.bind_to_thread().step("bind context")?;
+        let log_n = p.domain_log2;
+        let n = 1usize << log_n;
+        self.tables.prepare(&self.dev, log_n)?;
+        let d = &self.dev;
+        let (cs, ks) = (d.copy, d.compute);
+        let [e_up0, e_a, e_b, e_c, e_rest, e_k0, e_ntt, e_h, e_l, e_a2, e_b2] = &self.ev;
+
+        // Uploads on the copy stream, each followed by an event the compute stream waits on.
+        e_up0.record(cs)?;
+        d.upload(self.abc[0].ptr, self.abc[0].bytes, p.a, cs)?;
+        e_a.record(cs)?;
+        d.upload(self.abc[1].ptr, self.abc[1].bytes, p.b, cs)?;
+        e_b.record(cs)?;
+        d.upload(self.abc[2].ptr, self.abc[2].bytes, p.c, cs)?;
+        e_c.record(cs)?;
+        d.upload(self.scalars.ptr, self.scalars.bytes, p.scalars, cs)?;
+        let mut plan_ptrs = [(0, 0, 0, 0); 3];
+        for (i, plan) in [p.l, p.a_plan, p.b_plan].iter().enumerate() {
+            let buf = self.plans[i];
+            let ones_at = plan.terms.len() * 8;
+            d.upload(buf.ptr, buf.bytes, plan.terms, cs)?;
+            d.upload(buf.at(ones_at), buf.bytes - ones_at, plan.ones, cs)?;
+            plan_ptrs[i] = (buf.ptr, plan.terms.len(), buf.at(ones_at), plan.ones.len());
+        }
+        e_rest.record(cs)?;
+
+        // H = (A·B − C)/Z: each input's two transforms start once it has landed.
+        e_k0.record(ks)?;
+        let [a, b, c, s] = self.abc.map(|x| x.ptr);
+        for (x, ev) in [(a, e_a), (b, e_b), (c, e_c)] {
+            ev.wait_on(ks)?;
+            let r = ntt::transform(d, &self.tables, log_n, x, s, true, ntt::Pre::None, None)?;
+            let o = if r == x { s } else { x };
+            ntt::transform(
+                d,
+                &self.tables,
+                log_n,
+                r,
+                o,
+                false,
+                ntt::Pre::Scale(4),
+                None,
+            )?;
+        }
+        let h = ntt::coefficients(d, &self.tables, log_n, [a, b, c, s])?;
+        e_ntt.record(ks)?;
+
+        let slot = |i: usize| self.results.at(i * SLOT * XYZZ_BYTES);
+        let win_h = msm::enqueue_msm(d, &self.work, self.bases[0].ptr, 0, n - 1, h, slot(0))?;
+        d.memset(slot(0) + (MAX_WINDOWS * XYZZ_BYTES) as u64, XYZZ_BYTES, ks)?;
+        e_h.record(ks)?;
+        e_rest.wait_on(ks)?;
+        let mut wins = [win_h; 4];
+        for (i, &(terms, nt, ones, no)) in plan_ptrs.iter().enumerate() {
+            let bases = self.bases[i + 1].ptr;
+            wins[i + 1] = msm::enqueue_msm(
+                d,
+                &self.work,
+                bases,
+                terms,
+                nt,
+                self.scalars.ptr,
+                slot(i + 1),
+            )?;
+            msm::enqueue_batch_add(
+                d,
+                &self.work,
+                bases,
+                ones,
+                no,
+                slot(i + 1) + (MAX_WINDOWS * XYZZ_BYTES) as u64,
+            )?;
+            [e_l, e_a2, e_b2][i].record(ks)?;
+        }
+        let mut out = vec![Xyzz::default(); 4 * SLOT];
+        d.download(&mut out, self.results.ptr, ks)?;
+        d.sync(ks)?;
+        d.sync(cs)?;
+        let t_fin = Instant::now();
+        let sums: Vec<G1Projective> = (0..4)
+            .map(|i| {
+                let sl = &out[i * SLOT..(i + 1) * SLOT];
+                msm::combine_windows(&wins[i], sl) + sl[MAX_WINDOWS].to_projective()
+            })
+            .collect();
+        let ms = |a: &Event, b: &Event| a.ms_to(b).map(|v| Duration::from_secs_f64(v as f64 / 1e3));
+        // msm_l counts from the end of H, so it includes any wait for the plan uploads.
+        let t = GpuTimings {
+            upload: ms(e_up0, e_rest)?,
+            ntt: ms(e_k0, e_ntt)?,
+            msm_h: ms(e_ntt, e_h)?,
+            msm_l: ms(e_h, e_l)?,
+            msm_a: ms(e_l, e_a2)?,
+            msm_b_g1: ms(e_a2, e_b2)?,
+            finish: t_fin.elapsed(),
+            total: wall.elapsed(),
+        };
+        let r = GpuResults {
+            h: sums[0],
+            l: sums[1],
+            a: sums[2],
+            b_g1: sums[3],
+        };
+        Ok((r, t))
+    }
+
+    fn check(&self, p: &GpuPartition<'_>) -> Result<(), GpuError> {
+        let n = 1usize << p.domain_log2;
+        let bad = |m: String| Err(GpuError::TooLarge(m));
+        if p.domain_log2 > self.max_log || p.domain_log2 < 2 {
+            return bad(format!(
+                "domain 2^{} outside 2^2..2^{}",
+                p.domain_log2, self.max_log
+            ));
+        }
+        if p.a.len() != n || p.b.len() != n || p.c.len() != n {
+            return bad(format!("a, b, c must hold 2^{} evaluations", p.domain_log2));
+        }
+        if n - 1 > self.base_counts[0] {
+            return bad(format!(
+                "H needs {} bases, {} resident",
+                n - 1,
+                self.base_counts[0]
+            ));
+        }
+        if p.scalars.len() > self.max_scalars {
+            return bad(format!(
+                "{} scalars, planned for {}",
+                p.scalars.len(),
+                self.max_scalars
+            ));
+        }
+        for (i, (plan, name)) in [(p.l, "L"), (p.a_plan, "A"), (p.b_plan, "B")]
+            .iter()
+            .enumerate()
+        {
+            let cap = self.base_counts[i + 1];
+            if plan.terms.len() + plan.ones.len() > cap {
+                return bad(format!(
+                    "{name} plan has {} entries for {cap} bases",
+                    plan.terms.len() + plan.ones.len()
+                ));
+            }
+            let ns = p.scalars.len() as u32;
+            let cb = cap as u32;
+            if plan.ones.iter().any(|&b| b >= cb)
+                || plan.terms.iter().any(|&[b, s]| b >= cb || s >= ns)
+            {
+                return Err(GpuError::Input(format!(
+                    "{name} plan indexes past its bases or scalars"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    // ---- Single steps, for the device check and benchmarks. ----
+
+    /// Forward (or inverse, with 1/n) NTT of `data` in place on the device; returns the
+    /// kernels' device time.
+    pub fn ntt(&mut self, data: &mut [Fr], inverse: bool) -> Result<Duration, GpuError> {
+        use super::error::Step;
+        let log_n = data.len().trailing_zeros();
+        if !data.len().is_power_of_two() || log_n > self.max_log {
+            return Err(GpuError::TooLarge(format!(
+                "NTT of {} elements",
+                data.len()
+            )));
+        }
+        self.dev.ctx.bind_to_thread().step("bind context")?;
+        self.tables.prepare(&self.dev, log_n)?;
+        let d = &self.dev;
+        d.upload(self.abc[0].ptr, self.abc[0].bytes, data, d.compute)?;
+        self.ev[0].record(d.compute)?;
+        let r = ntt::ntt(
+            d,
+            &self.tables,
+            log_n,
+            self.abc[0].ptr,
+            self.abc[3].ptr,
+            inverse,
+        )?;
+        self.ev[1].record(d.compute)?;
+        d.download(data, r, d.compute)?;
+        d.sync(d.compute)?;
+        Ok(Duration::from_secs_f64(
+            self.ev[0].ms_to(&self.ev[1])? as f64 / 1e3,
+        ))
+    }
+
+    /// H's coefficients (canonical limbs, n of them) from a, b, c; and the device time.
+    pub fn quotient(
+        &mut self,
+        a: &[Fr],
+        b: &[Fr],
+        c: &[Fr],
+    ) -> Result<(Vec<Limbs>, Duration), GpuError> {
+        use super::error::Step;
+        let log_n = a.len().trailing_zeros();
+        self.dev.ctx.bind_to_thread().step("bind context")?;
+        self.tables.prepare(&self.dev, log_n)?;
+        let d = &self.dev;
+        for (buf, v) in self.abc.iter().zip([a, b, c]) {
+            d.upload(buf.ptr, buf.bytes, v, d.compute)?;
+        }
+        self.ev[0].record(d.compute)?;
+        let h = ntt::quotient(d, &self.tables, log_n, self.abc.map(|x| x.ptr))?;
+        self.ev[1].record(d.compute)?;
+        let mut out = vec![[0u64; 4]; a.len()];
+        d.download(&mut out, h, d.compute)?;
+        d.sync(d.compute)?;
+        Ok((
+            out,
+            Duration::from_secs_f64(self.ev[0].ms_to(&self.ev[1])? as f64 / 1e3),
+        ))
+    }
+
+    /// Σ plan over the resident base vector `set`, with `scalars` uploaded; device time.
+    pub fn msm(
+        &mut self,
+        set: BaseSet,
+        plan: PlanRef<'_>,
+        scalars: &[Limbs],
+    ) -> Result<(G1Projective, Duration), GpuError> {
+        self.msm_inner(set, Some(plan), scalars)
+    }
+
+    /// Σ_i scalars[i]·bases[i] over the resident vector `set` (dense, as the H-MSM).
+    pub fn msm_dense(
+        &mut self,
+        set: BaseSet,
+        scalars: &[Limbs],
+    ) -> Result<(G1Projective, Duration), GpuError> {
+        self.msm_inner(set, None, scalars)
+    }
+
+    fn msm_inner(
+        &mut self,
+        set: BaseSet,
+        plan: Option<PlanRef<'_>>,
+        scalars: &[Limbs],
+    ) -> Result<(G1Projective, Duration), GpuError> {
+        use super::error::Step;
+        let cap = self.base_counts[set as usize];
+        if scalars.len() > self.max_scalars {
+            return Err(GpuError::TooLarge(format!("{} scalars", scalars.len())));
+        }
+        match plan {
+            Some(p) if p.terms.len() + p.ones.len() > cap || set == BaseSet::H => {
+                return Err(GpuError::TooLarge(
+                    "plan larger than its bases (or on H)".into(),
+                ))
+            }
+            None if scalars.len() > cap => {
+                return Err(GpuError::TooLarge("more scalars than bases".into()))
+            }
+            _ => {}
+        }
+        self.dev.ctx.bind_to_thread().step("bind context")?;
+        let d = &self.dev;
+        let ks = d.compute;
+        d.upload(self.scalars.ptr, self.scalars.bytes, scalars, ks)?;
+        let bases = self.bases[set as usize].ptr;
+        let out = self.results.ptr;
+        let ones_out = self.results.at(MAX_WINDOWS * XYZZ_BYTES);
+        let (terms, nt, ones, no): (CUdeviceptr, usize, CUdeviceptr, usize) = match plan {
+            Some(p) => {
+                let buf = self.plans[set as usize - 1];
+                let at = p.terms.len() * 8;
+                d.upload(buf.ptr, buf.bytes, p.terms, ks)?;
+                d.upload(buf.at(at), buf.bytes - at, p.ones, ks)?;
+                (buf.ptr, p.terms.len(), buf.at(at), p.ones.len())
+            }
+            None => (0, scalars.len(), 0, 0),
+        };
+        self.ev[0].record(ks)?;
+        let win: Windows =
+            msm::enqueue_msm(d, &self.work, bases, terms, nt, self.scalars.ptr, out)?;
+        msm::enqueue_batch_add(d, &self.work, bases, ones, no, ones_out)?;
+        self.ev[1].record(ks)?;
+        let mut sums = vec![Xyzz::default(); SLOT];
+        d.download(&mut sums, out, ks)?;
+        d.sync(ks)?;
+        let t = Duration::from_secs_f64(self.ev[0].ms_to(&self.ev[1])? as f64 / 1e3);
+        Ok((
+            msm::combine_windows(&win, &sums) + sums[MAX_WINDOWS].to_projective(),
+            t,
+        ))
+    }
+
+    /// Layer checks: Fr and Fp multiplication and G1 additions on the device for the given
+    /// inputs; returns (fr products, fp products, [p + q, 2(p + q) + q] per pair).
+    pub fn layer_check(
+        &mut self,
+        fr: (&[Fr], &[Fr]),
+        fp: (&[blstrs::Fp], &[blstrs::Fp]),
+        g1: (&[G1Affine], &[G1Affine]),
+    ) -> Result<(Vec<Fr>, Vec<blstrs::Fp>, Vec<G1Projective>), GpuError> {
+        use super::error::Step;
+        self.dev.ctx.bind_to_thread().step("bind context")?;
+        let d = &self.dev;
+        let ks = d.compute;
+        let [x, y, z, _] = self.abc;
+        let grid = |n: usize| n.div_ceil(128) as u32;
+        let mut fr_out = vec![Fr::from(0u64); fr.0.len()];
+        let mut fp_out = vec![blstrs::Fp::from(0u64); fp.0.len()];
+        let mut g_out = vec![Xyzz::default(); 2 * g1.0.len()];
+        // SAFETY: each test kernel reads n elements of two inputs and writes n (2n for G1)
+        // outputs; the three regions hold 2^max_log Fr each (checked by the asserts in upload).
+        unsafe {
+            d.upload(x.ptr, x.bytes, fr.0, ks)?;
+            d.upload(y.ptr, y.bytes, fr.1, ks)?;
+            let n = fr.0.len() as u32;
+            d.launch(
+                "test fr",
+                d.k.test_fr_mul,
+                grid(fr.0.len()),
+                128,
+                0,
+                ks,
+                &mut device::args![x.ptr, y.ptr, z.ptr, n],
+            )?;
+            d.download(&mut fr_out, z.ptr, ks)?;
+            d.sync(ks)?;
+            d.upload(x.ptr, x.bytes, fp.0, ks)?;
+            d.upload(y.ptr, y.bytes, fp.1, ks)?;
+            let n = fp.0.len() as u32;
+            d.launch(
+                "test fp",
+                d.k.test_fp_mul,
+                grid(fp.0.len()),
+                128,
+                0,
+                ks,
+                &mut device::args![x.ptr, y.ptr, z.ptr, n],
+            )?;
+            d.download(&mut fp_out, z.ptr, ks)?;
+            d.sync(ks)?;
+            d.upload(x.ptr, x.bytes, g1.0, ks)?;
+            d.upload(y.ptr, y.bytes, g1.1, ks)?;
+            let n = g1.0.len() as u32;
+            assert!(2 * g1.0.len() * XYZZ_BYTES <= z.bytes);
+            d.launch(
+                "test g1",
+                d.k.test_g1_add,
+                grid(g1.0.len()),
+                128,
+                0,
+                ks,
+                &mut device::args![x.ptr, y.ptr, z.ptr, n],
+            )?;
+            d.download(&mut g_out, z.ptr, ks)?;
+            d.sync(ks)?;
+        }
+        Ok((
+            fr_out,
+            fp_out,
+            g_out.iter().map(Xyzz::to_projective).collect(),
+        ))
+    }
+}
+
+fn gib(b: usize) -> f64 {
+    b as f64 / (1u64 << 30) as f64
+}
+
+impl Drop for GpuProver {
+    fn drop(&mut self) {
+        let _ = self.dev.ctx.bind_to_thread();
+        for &p in &self.registered {
+            // SAFETY: registered by register_host and still mapped (its contract).
+            let _ = unsafe { cudarc::driver::sys::cuMemHostUnregister(p as *mut _) };
+        }
+    }
+}

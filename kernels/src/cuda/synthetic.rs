@@ -1,0 +1,284 @@
+//! Synthetic scale inputs (speed only; proofs from them are not expected to verify):
+//! a 32 GiB-shaped partition made on the host, and an SRS of real sizes made on the GPU.
+
+use std::time::{Duration, Instant};
+
+use blstrs::{G1Affine, G1Projective, Scalar as Fr};
+use ff::Field;
+use group::{prime::PrimeCurveAffine, Curve, Group};
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+
+use super::device::args;
+use super::layout::{fr_from_raw, AFFINE_BYTES};
+use super::prover::GpuProver;
+use super::GpuError;
+use crate::msm::scalars::Limbs;
+use crate::msm::{MsmPlan, Query};
+
+/// The 32 GiB PoRep partition's shape (FIELD-NOTES.md).
+pub const PORE_32G_LOG2: u32 = 27;
+pub const PORE_32G_INPUTS: usize = 328;
+pub const PORE_32G_AUX: usize = 130_169_893;
+/// Aux density in A and B (99.7 %, 25.4 %).
+pub const PORE_32G_A_DENSITY: f64 = 0.997;
+pub const PORE_32G_B_DENSITY: f64 = 0.254;
+
+/// Fractions of aux scalars equal to 0 and to 1 (the rest full width). An assumption:
+/// PoRep witnesses are mostly bits; measure real witnesses to refine.
+#[derive(Clone, Copy, Debug)]
+pub struct ScalarMix {
+    pub zero: f64,
+    pub one: f64,
+}
+
+impl Default for ScalarMix {
+    fn default() -> Self {
+        ScalarMix {
+            zero: 0.45,
+            one: 0.45,
+        }
+    }
+}
+
+/// A partition with everything `GpuPartition` borrows.
+pub struct SyntheticPartition {
+    pub domain_log2: u32,
+    pub a: Vec<Fr>,
+    pub b: Vec<Fr>,
+    pub c: Vec<Fr>,
+    pub scalars: Vec<Limbs>,
+    pub l: MsmPlan,
+    pub a_plan: MsmPlan,
+    pub b_plan: MsmPlan,
+    /// Bases each vector needs: h, l, a, b_g1.
+    pub base_counts: [usize; 4],
+}
+
+const CHUNK: usize = 1 << 16;
+
+fn random_fr(rng: &mut ChaCha8Rng) -> Fr {
+    // Any value below r is a valid Montgomery representation; clearing the top two bits
+    // keeps it below r.
+    let mut l = [0u64; 4];
+    for x in &mut l {
+        *x = rng.next_u64();
+    }
+    l[3] &= u64::MAX >> 2;
+    fr_from_raw(l)
+}
+
+fn fill_fr(v: &mut [Fr], seed: u64) {
+    v.par_chunks_mut(CHUNK).enumerate().for_each(|(i, ch)| {
+        let mut rng =
+            ChaCha8Rng::seed_from_u64(seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        for x in ch {
+            *x = random_fr(&mut rng);
+        }
+    });
+}
+
+fn bitmap(len: usize, density: f64, seed: u64) -> Vec<u64> {
+    let words = len.div_ceil(64);
+    let cut = (density * u32::MAX as f64) as u32;
+    let mut v = vec![0u64; words];
+    v.par_chunks_mut(1024).enumerate().for_each(|(i, ch)| {
+        let mut rng =
+            ChaCha8Rng::seed_from_u64(seed ^ (i as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d));
+        for (wi, w) in ch.iter_mut().enumerate() {
+            for bit in 0..64 {
+                let idx = (i * 1024 + wi) * 64 + bit;
+                if idx < len && (rng.next_u32() < cut) {
+                    *w |= 1 << bit;
+                }
+            }
+        }
+    });
+    v
+}
+
+impl SyntheticPartition {
+    /// A partition of 2^log_n constraints, `inputs` + `aux` variables, aux densities in A and
+    /// B, scalar mix as given; a, b, c random (not a satisfied circuit: speed only).
+    pub fn new(
+        log_n: u32,
+        inputs: usize,
+        aux: usize,
+        dens: (f64, f64),
+        mix: ScalarMix,
+        seed: u64,
+    ) -> Self {
+        let n = 1usize << log_n;
+        let mut a = vec![Fr::ZERO; n];
+        let mut b = vec![Fr::ZERO; n];
+        let mut c = vec![Fr::ZERO; n];
+        fill_fr(&mut a, seed ^ 1);
+        fill_fr(&mut b, seed ^ 2);
+        fill_fr(&mut c, seed ^ 3);
+        let mut scalars = vec![[0u64; 4]; inputs + aux];
+        let (z, o) = (
+            (mix.zero * u32::MAX as f64) as u64,
+            ((mix.zero + mix.one) * u32::MAX as f64) as u64,
+        );
+        scalars
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(i, ch)| {
+                let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xabcd ^ (i as u64) << 20);
+                for s in ch {
+                    let u = rng.next_u32() as u64;
+                    *s = if u < z {
+                        [0; 4]
+                    } else if u < o {
+                        [1, 0, 0, 0]
+                    } else {
+                        let mut l = [0u64; 4];
+                        for x in &mut l {
+                            *x = rng.next_u64();
+                        }
+                        l[3] &= u64::MAX >> 2;
+                        l
+                    };
+                }
+            });
+        scalars[0] = [1, 0, 0, 0]; // input 0 is ONE
+        let a_aux = bitmap(aux, dens.0, seed ^ 4);
+        let b_aux = bitmap(aux, dens.1, seed ^ 5);
+        let b_in = bitmap(inputs, 1.0, seed ^ 6);
+        let (z_in, z_aux) = scalars.split_at(inputs);
+        let dense = |s, start, base| Query {
+            scalars: s,
+            scalar_start: start,
+            base_start: base,
+            density: None,
+        };
+        let l = MsmPlan::build(&[dense(z_aux, inputs, 0)]);
+        let a_plan = MsmPlan::build(&[
+            dense(z_in, 0, 0),
+            Query {
+                scalars: z_aux,
+                scalar_start: inputs,
+                base_start: inputs,
+                density: Some(&a_aux),
+            },
+        ]);
+        let b_count_in = crate::witness::density_count(&b_in, inputs);
+        let b_plan = MsmPlan::build(&[
+            Query {
+                scalars: z_in,
+                scalar_start: 0,
+                base_start: 0,
+                density: Some(&b_in),
+            },
+            Query {
+                scalars: z_aux,
+                scalar_start: inputs,
+                base_start: b_count_in,
+                density: Some(&b_aux),
+            },
+        ]);
+        let a_count = inputs + crate::witness::density_count(&a_aux, aux);
+        let b_count = b_count_in + crate::witness::density_count(&b_aux, aux);
+        SyntheticPartition {
+            domain_log2: log_n,
+            a,
+            b,
+            c,
+            scalars,
+            l,
+            a_plan,
+            b_plan,
+            base_counts: [n - 1, aux, a_count, b_count],
+        }
+    }
+
+    pub fn as_gpu(&self) -> super::GpuPartition<'_> {
+        super::GpuPartition {
+            domain_log2: self.domain_log2,
+            a: &self.a,
+            b: &self.b,
+            c: &self.c,
+            scalars: &self.scalars,
+            l: self.l.as_ref(),
+            a_plan: self.a_plan.as_ref(),
+            b_plan: self.b_plan.as_ref(),
+        }
+    }
+}
+
+/// Table sizes: point j = A[j mod 2^14] + B[j >> 14], j < 2^29.
+const A_BITS: u32 = 14;
+const B_BITS: u32 = 15;
+
+/// Random multiples of the generator, affine.
+fn random_points(count: usize, seed: u64) -> Vec<G1Affine> {
+    let proj: Vec<G1Projective> = (0..count)
+        .into_par_iter()
+        .map(|i| {
+            let mut rng =
+                ChaCha8Rng::seed_from_u64(seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            G1Projective::generator() * Fr::random(&mut rng)
+        })
+        .collect();
+    let mut aff = vec![G1Affine::identity(); count];
+    G1Projective::batch_normalize(&proj, &mut aff);
+    aff
+}
+
+impl GpuProver {
+    /// A prover whose four base vectors (sizes `counts`: h, l, a, b_g1) are made on the
+    /// device as sums of two random multiples of the generator (valid, distinct points):
+    /// the real sizes without a parameter file. Returns the prover and the generation time.
+    pub fn new_synthetic(
+        ordinal: usize,
+        max_log: u32,
+        max_scalars: usize,
+        counts: [usize; 4],
+        seed: u64,
+    ) -> Result<(Self, Duration), GpuError> {
+        use super::error::Step;
+        let total: usize = counts.iter().sum();
+        if total > 1 << (A_BITS + B_BITS) {
+            return Err(GpuError::TooLarge(format!("{total} synthetic points")));
+        }
+        let p = Self::allocate(ordinal, max_log, max_scalars, counts)?;
+        let start = Instant::now();
+        let ta = random_points(1 << A_BITS, seed);
+        let tb = random_points(1 << B_BITS, seed ^ 0x5555);
+        let d = p.device();
+        d.ctx.bind_to_thread().step("bind context")?;
+        let scratch = p.scratch();
+        let tb_at = scratch.at((1 << A_BITS) * AFFINE_BYTES);
+        d.upload(scratch.ptr, scratch.bytes, &ta, d.compute)?;
+        d.upload(
+            tb_at,
+            scratch.bytes - (1 << A_BITS) * AFFINE_BYTES,
+            &tb,
+            d.compute,
+        )?;
+        let mut first = 0u32;
+        for (i, &n) in counts.iter().enumerate() {
+            let out = p.base_buf(super::BaseSet::from_index(i)).ptr;
+            let per = 64u32;
+            let threads = n.div_ceil(per as usize);
+            let (n32, a_bits) = (n as u32, A_BITS);
+            // SAFETY: arguments match srs.cu's srs_synthetic; `out` holds n points; the
+            // tables hold 2^A_BITS and 2^B_BITS points and first + n ≤ 2^(A_BITS + B_BITS).
+            unsafe {
+                d.launch(
+                    "synthetic srs",
+                    d.k.srs_synthetic,
+                    threads.div_ceil(128) as u32,
+                    128,
+                    0,
+                    d.compute,
+                    &mut args![scratch.ptr, a_bits, tb_at, out, n32, per, first],
+                )?;
+            }
+            first += n as u32;
+        }
+        d.sync(d.compute)?;
+        Ok((p, start.elapsed()))
+    }
+}
