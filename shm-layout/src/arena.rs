@@ -337,7 +337,7 @@ impl Arena {
         unsafe { &*self.map.as_ptr().add(off as usize).cast::<JobRecord>() }
     }
 
-    pub(crate) fn job_capacity(&self) -> u32 {
+    pub fn job_capacity(&self) -> u32 {
         self.job_capacity
     }
 

@@ -3,22 +3,21 @@
 //! Exit status: 0 on success (for `verify`: the proof is valid), 1 when `verify` finds the
 //! proof invalid, 2 on any error (the message names the file and the problem).
 
+mod admission;
 mod bench_c2;
-// Used by `cuzk run` (in progress): configuration, placement, readiness.
-#[allow(dead_code)]
+mod children;
 mod config;
 mod fixture;
 mod ids;
+mod instance;
 mod params;
-
 mod partition_prover;
-#[allow(dead_code)]
 mod placement;
 mod progress;
 mod prove;
-#[allow(dead_code)]
+mod run;
 mod sd_notify;
-#[allow(dead_code)]
+mod status;
 mod topology;
 mod verify;
 
@@ -36,6 +35,10 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// The supervisor: stage processes fed from the drop directory (incoming/ → done/).
+    Run(Box<run::RunArgs>),
+    /// What a running `cuzk run` is doing: jobs, slots, stage processes, throughput.
+    Status(status::StatusArgs),
     /// Groth16 parameter cache.
     #[command(subcommand)]
     Params(ParamsCommand),
@@ -76,6 +79,8 @@ impl Command {
             Command::Prove(args) => args.c1.param_cache.as_deref(),
             Command::Verify(args) => args.c1.param_cache.as_deref(),
             Command::Fixture(FixtureCommand::Seal(_)) => None,
+            // `cuzk run` sets it from its configuration; `cuzk status` needs none.
+            Command::Run(_) | Command::Status(_) => None,
             Command::Bench(BenchCommand::C2(args)) => args.c1.param_cache.as_deref(),
         }
     }
@@ -83,6 +88,14 @@ impl Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Library warnings (e.g. files the drop directory ignores) go to stderr, the journal.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
     // filecoin-proofs reads FIL_PROOFS_PARAMETER_CACHE (and the parent cache location) once,
     // into a lazily initialized SETTINGS, the first time any of its code asks: they must be
     // set before that, and before any thread is started.
@@ -96,6 +109,8 @@ fn main() -> ExitCode {
             params::run(args).map(|()| ExitCode::SUCCESS)
         }
         Command::Prove(args) => prove::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Run(args) => run::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Status(args) => status::show(args),
         Command::Verify(args) => verify::run(args),
         Command::Bench(BenchCommand::C2(args)) => bench_c2::run(args).map(|()| ExitCode::SUCCESS),
         Command::Fixture(FixtureCommand::Seal(args)) => {

@@ -135,6 +135,13 @@ fn select_proof_type(args: &GenerateArgs) -> Result<RegisteredSealProof> {
     Ok(proof)
 }
 
+/// The interactive proof type of a sector size and its parameter files in the cache.
+pub fn files_for_sector_size(sector_size: u64) -> Result<(RegisteredSealProof, ParamFiles)> {
+    let proof = interactive_proof_type(sector_size)
+        .with_context(|| format!("no PoRep proof type for sector size {sector_size}"))?;
+    Ok((proof, param_files(&proof.as_v1_config())?))
+}
+
 fn param_files(config: &PoRepConfig) -> Result<ParamFiles> {
     fn for_shape<Tree: 'static + MerkleTreeTrait>(config: &PoRepConfig) -> Result<ParamFiles> {
         Ok(ParamFiles {

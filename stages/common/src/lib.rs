@@ -6,6 +6,7 @@
 
 pub mod job_spec;
 pub mod params_check;
+pub mod pass_through;
 pub mod runtime;
 pub mod slot_view;
 pub mod srs_cache;

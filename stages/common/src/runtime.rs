@@ -97,8 +97,12 @@ impl StageRuntime {
     ) -> Result<()> {
         let inbox = self.control.receiver(stage)?;
         while !self.stopping() {
-            if let Some(handoff) = inbox.claim_next(&self.arena, POLL)? {
-                work(handoff.claim)?;
+            match inbox.claim_next(&self.arena, POLL) {
+                Ok(Some(handoff)) => work(handoff.claim)?,
+                Ok(None) => {}
+                // SIGTERM interrupts the wait: that is the stop, not a failure.
+                Err(_) if self.stopping() => break,
+                Err(e) => return Err(e.into()),
             }
         }
         self.timeline.emit(names::STAGE_EXIT, At::default());

@@ -2,7 +2,7 @@
 //! is `cuzk_shm_layout::shape`; this module only gives the bytes their element types.
 
 use blstrs::{G1Projective, G2Projective, Scalar as Fr};
-use cuzk_kernels::groth16::steps::Densities;
+use cuzk_kernels::groth16::steps::{assignment_to_limbs, Densities};
 use cuzk_kernels::msm::scalars::Limbs;
 use cuzk_kernels::msm::{MsmPlan, PlanRef, Term};
 use cuzk_kernels::witness::{CircuitShape, WitnessBuffers};
@@ -102,15 +102,21 @@ pub fn witness_buffers<'c>(claim: &'c mut SlotClaim<'_>) -> WitnessBuffers<'c> {
     }
 }
 
-/// After synthesis: records the actual shape and closes the gap between the inputs and
-/// the aux variables when the partition has fewer inputs than the slot's capacity, so the
-/// assignment is one array (inputs then aux) as the MSM plans index it.
+/// After synthesis: records the actual shape, closes the gap between the inputs and the
+/// aux variables when the partition has fewer inputs than the slot's capacity (so the
+/// assignment is one array, inputs then aux, as the MSM plans index it) and rewrites the
+/// assignment as canonical limbs.
 pub fn seal_witness(claim: &mut SlotClaim<'_>, actual: &CircuitShape) {
     let cap_inputs = capacity(claim).num_inputs;
     if actual.num_inputs < cap_inputs {
         let z = cast_mut::<Fr>(claim.region_mut(Region::Assignment));
         z.copy_within(cap_inputs..cap_inputs + actual.num_aux, actual.num_inputs);
     }
+    // Canonical limbs from here on: Pippenger reads the scalars' bits. Done here, by the
+    // stage that owns the assignment, so the later stages only read it and a stage killed
+    // half way leaves its input intact for the redo.
+    let n = actual.num_inputs + actual.num_aux;
+    assignment_to_limbs(&mut cast_mut::<Fr>(claim.region_mut(Region::Assignment))[..n]);
     cast_mut::<PartitionMeta>(claim.region_mut(Region::Meta))[0] = PartitionMeta {
         num_constraints: actual.num_constraints as u64,
         num_inputs: actual.num_inputs as u64,

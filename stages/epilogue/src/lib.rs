@@ -5,6 +5,7 @@
 pub mod assemble;
 pub mod error;
 pub mod finish;
+pub mod slot;
 pub mod verify;
 pub mod write;
 
@@ -12,4 +13,4 @@ pub use assemble::{assemble_proof, split_partition_proofs, PartitionProof, PARTI
 pub use error::EpilogueError;
 pub use finish::{finish_job, FinishedProof};
 pub use verify::{load_verifying_key, verify_proof_bytes};
-pub use write::{result_path, write_atomically, write_proof, ResultRecord};
+pub use write::{result_json, result_path, write_atomically, write_proof, ResultRecord};

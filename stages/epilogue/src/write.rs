@@ -44,13 +44,8 @@ pub fn result_path(proof_path: &Path) -> PathBuf {
     proof_path.with_file_name(name)
 }
 
-/// Writes the JSON result, then the proof: once the proof exists, its result does too.
-/// Returns the result's path.
-pub fn write_proof(
-    proof_path: &Path,
-    proof: &[u8],
-    record: &ResultRecord<'_>,
-) -> Result<PathBuf, EpilogueError> {
+/// The JSON result for `proof`, as written beside it.
+pub fn result_json(proof: &[u8], record: &ResultRecord<'_>) -> Vec<u8> {
     let json = ResultJson {
         job: record.job,
         c1_file: record.c1_file.display().to_string(),
@@ -67,7 +62,17 @@ pub fn write_proof(
     };
     let mut json_bytes = serde_json::to_vec_pretty(&json).expect("the result serializes");
     json_bytes.push(b'\n');
+    json_bytes
+}
 
+/// Writes the JSON result, then the proof: once the proof exists, its result does too.
+/// Returns the result's path.
+pub fn write_proof(
+    proof_path: &Path,
+    proof: &[u8],
+    record: &ResultRecord<'_>,
+) -> Result<PathBuf, EpilogueError> {
+    let json_bytes = result_json(proof, record);
     let json_path = result_path(proof_path);
     write_atomically(&json_path, &json_bytes)?;
     write_atomically(proof_path, proof)?;

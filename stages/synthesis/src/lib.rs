@@ -6,10 +6,12 @@ pub mod circuits;
 pub mod dispatch;
 pub mod error;
 pub mod params;
+pub mod slot;
 pub mod witness;
 
 pub use circuits::{PartitionCircuit, PorepCircuit, PorepCircuits};
 pub use dispatch::{with_porep_circuits, CircuitsVisitor};
 pub use error::SynthesisError;
 pub use params::params_path;
+pub use slot::synthesize_into_slot;
 pub use witness::synthesize_partition;

@@ -1,0 +1,112 @@
+//! The epilogue of one partition slot, and of its job once every partition is in.
+//!
+//! Per partition, with fresh r, s (bellperson's prover):
+//!   A = α + ΣA + r·δ,   B = β + ΣB + s·δ (G2),
+//!   C = s·A + r·ΣB_G1 − r·s·δ + H + L   (`cuzk_kernels::groth16::combine`)
+//! The 192-byte proof goes into the job record; the partition is marked done. The
+//! process whose mark completes the job (or, after a crash, the one that redoes that
+//! slot) assembles the proof, checks it with `verify_seal`, and writes it to done/.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use blstrs::Scalar as Fr;
+use cuzk_c1::proof_type::proof_type_name;
+use cuzk_c1::{C1Input, GivenIds};
+use cuzk_dropdir::DropDir;
+use cuzk_kernels::groth16::{combine, MsmResults};
+use cuzk_kernels::srs::VerifyingKey;
+use cuzk_shm_layout::job::PROOF_BYTES;
+use cuzk_shm_layout::{JobView, Region, ShmError, SlotClaim};
+use cuzk_stage_common::slot_view::{read_b_g2, read_g1, MsmResult};
+use cuzk_stage_common::JobSpec;
+use ff::Field;
+use rand::rngs::OsRng;
+
+use crate::{assemble_proof, result_json, verify_proof_bytes, PartitionProof, ResultRecord};
+
+/// The partition's proof from the MSM results in its slot, blinded with fresh r, s.
+pub fn combine_slot(claim: &SlotClaim<'_>, vk: &VerifyingKey) -> [u8; PROOF_BYTES] {
+    let res = claim.region(Region::MsmResults);
+    let m = MsmResults {
+        h: read_g1(res, MsmResult::H),
+        l: read_g1(res, MsmResult::L),
+        a: read_g1(res, MsmResult::A),
+        b_g1: read_g1(res, MsmResult::BG1),
+        b_g2: read_b_g2(res),
+    };
+    let (r, s) = (Fr::random(OsRng), Fr::random(OsRng));
+    combine(vk, &m, r, s).to_bytes()
+}
+
+/// Stores the partition's proof and marks it done. Returns whether this call must finish
+/// the job: it completed it, or it redoes a slot whose owner completed it and died
+/// before the job was written.
+pub fn record_partition(
+    job: &JobView<'_>,
+    partition: u32,
+    proof: &[u8; PROOF_BYTES],
+) -> Result<bool> {
+    job.set_partition_proof(partition, proof)?;
+    match job.mark_partition_done(partition) {
+        Ok(all_done) => Ok(all_done),
+        // A redo after a crash: the first proof stands (both are valid).
+        Err(ShmError::PartitionAlreadyDone { .. }) => Ok(job.is_complete()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// How a job ended in the epilogue.
+#[derive(Debug)]
+pub enum JobOutcome {
+    /// Verified and written to done/ (paths of the proof and its result).
+    Written(std::path::PathBuf),
+    /// A crash after the write: the proof was already in done/.
+    AlreadyWritten,
+}
+
+/// Assembles, verifies and writes the job's proof to done/, retiring its input. An error
+/// (notably a proof that does not verify) means the job failed; nothing was written.
+pub fn finish_job_to_dropdir(job: &JobView<'_>, spec: &JobSpec) -> Result<JobOutcome> {
+    let drop_dir = DropDir::open(&spec.data_dir)?;
+    let (proof_path, _) = drop_dir.done_paths(&spec.c1_path);
+    if proof_path.exists() {
+        // Written before a crash; the input may still be in working/: retire it.
+        let _ = std::fs::remove_file(&spec.c1_path);
+        return Ok(JobOutcome::AlreadyWritten);
+    }
+    let name = job.name();
+    let ids = GivenIds {
+        miner_id: spec.miner_id,
+        sector_num: spec.sector_num,
+    };
+    let c1 = C1Input::read(&spec.c1_path, ids)?;
+    let partitions = (0..job.num_partitions())
+        .map(|p| job.partition_proof(p).map(PartitionProof))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut timings = BTreeMap::new();
+    let started = Instant::now();
+    let proof = assemble_proof(&name, &c1, &partitions)?;
+    timings.insert("assemble".to_string(), started.elapsed());
+    let started = Instant::now();
+    verify_proof_bytes(&name, &c1, &proof)?;
+    timings.insert("verify".to_string(), started.elapsed());
+    let claimed = Duration::from_nanos(
+        cuzk_shm_layout::clock::unix_ns().saturating_sub(spec.claimed_unix_ns),
+    );
+    timings.insert("since_claim".to_string(), claimed);
+    let record = ResultRecord {
+        job: &name,
+        c1_file: &spec.c1_path,
+        proof_type: proof_type_name(c1.proof_type()),
+        sector_num: c1.sector_id().ok().map(u64::from),
+        miner_id: c1.miner_id(),
+        timings: &timings,
+    };
+    let json = result_json(&proof, &record);
+    let (written, _) = drop_dir
+        .finish(&spec.c1_path, &proof, &json)
+        .with_context(|| format!("job {name}: writing the verified proof"))?;
+    Ok(JobOutcome::Written(written))
+}

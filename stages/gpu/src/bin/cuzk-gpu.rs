@@ -1,0 +1,74 @@
+//! The GPU stage process: one per device. Takes prepped slots, computes H and the G1
+//! MSMs, and hands the slot to the epilogue.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::Parser;
+use cuzk_gpu::{prove_slot, CpuDevice, PartitionDevice};
+use cuzk_shm_layout::timeline::names;
+use cuzk_shm_layout::{At, SlotState, Stage};
+use cuzk_stage_common::pass_through::{live_job, ms};
+use cuzk_stage_common::{JobSpec, SrsCache, StageArgs, StageRuntime};
+
+#[derive(Parser)]
+#[command(
+    name = "cuzk-gpu",
+    about = "cuzk GPU stage, one per device (started by `cuzk run`)"
+)]
+struct Args {
+    #[command(flatten)]
+    stage: StageArgs,
+    /// Device ordinal (PCI bus order); absent: the CPU device.
+    #[arg(long, env = "CUZK_GPU_DEVICE")]
+    device: Option<usize>,
+}
+
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("cuzk-gpu: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: Args) -> Result<()> {
+    let rt = StageRuntime::start(args.stage, "gpu")?;
+    let to_epilogue = rt.control.sender(SlotState::Proved)?;
+    let mut srs = SrsCache::new(&rt.srs_dir(), rt.args.trust_params);
+    let domain = 1usize << rt.arena.header().shape.domain_log2;
+    let mut device: Box<dyn PartitionDevice> = match args.device {
+        None => Box::new(CpuDevice::new(domain)),
+        Some(d) => anyhow::bail!("device {d}: this build has no CUDA device support yet"),
+    };
+    eprintln!("cuzk-gpu: serving on {}", device.describe());
+    rt.serve(Stage::Gpu, |claim| {
+        let Some((job, mut claim)) = live_job(&rt, claim, &to_epilogue)? else {
+            return Ok(());
+        };
+        let at = At::slot(job.job_id(), claim.partition(), claim.slot());
+        rt.timeline.emit(names::GPU_START, at);
+        let proved = job
+            .decode_job::<JobSpec>()
+            .map_err(anyhow::Error::from)
+            .and_then(|spec| prove_slot(device.as_mut(), &mut claim, &srs.get(&spec.params_path)?));
+        match proved {
+            Ok(steps) => {
+                let steps: Vec<(&str, f64)> = steps.iter().map(|(k, d)| (*k, ms(*d))).collect();
+                rt.timeline.emit_steps(names::GPU_END, at, &steps);
+                to_epilogue.announce(claim.complete()?)?;
+            }
+            Err(e) => {
+                let reason = format!("partition {}: gpu: {e:#}", claim.partition());
+                eprintln!("cuzk-gpu: job {} ({}): {reason}", job.job_id(), job.name());
+                job.mark_failed(&reason);
+                to_epilogue.announce(claim.complete()?)?;
+                rt.timeline
+                    .emit_full(names::SLOT_RETURNED, at, None, &[], Some(&reason));
+            }
+        }
+        Ok(())
+    })
+}

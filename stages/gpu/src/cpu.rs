@@ -1,0 +1,80 @@
+//! The CPU device: the kernels crate's NTT and MSMs. Like a GPU it works on its own
+//! copy of a, b and c (buffers allocated once, reused for every partition), so the slot's
+//! evaluations stay intact and a redo after a crash reads the bytes synthesis wrote.
+
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use blstrs::Scalar as Fr;
+use cuzk_kernels::groth16::steps::{check_params, g1_msms, h_scalars, G1Sums};
+use cuzk_kernels::msm::scalars::Limbs;
+use cuzk_kernels::srs::SrsView;
+use cuzk_shm_layout::{Region, SlotClaim};
+use cuzk_stage_common::slot_view::{cast, densities, meta, read_plan};
+use ff::Field;
+
+use crate::PartitionDevice;
+
+pub struct CpuDevice {
+    /// Device memory stand-in: a, b, c of the largest domain seen.
+    scratch: [Vec<Fr>; 3],
+}
+
+impl CpuDevice {
+    /// `domain`: the arena's slot domain, so nothing is allocated per partition.
+    pub fn new(domain: usize) -> Self {
+        CpuDevice {
+            scratch: std::array::from_fn(|_| vec![Fr::ZERO; domain]),
+        }
+    }
+}
+
+impl PartitionDevice for CpuDevice {
+    fn describe(&self) -> String {
+        format!("cpu ({} threads)", rayon::current_num_threads())
+    }
+
+    fn prove(
+        &mut self,
+        claim: &SlotClaim<'_>,
+        srs: &SrsView<'_>,
+    ) -> Result<(G1Sums, Vec<(&'static str, Duration)>)> {
+        let shape = meta(claim);
+        check_params(srs, &shape, densities(claim))?;
+        let n = shape.domain_size();
+        let started = Instant::now();
+        let [a, b, c] = &mut self.scratch;
+        for (dst, region) in [
+            (&mut *a, Region::EvalA),
+            (&mut *b, Region::EvalB),
+            (&mut *c, Region::EvalC),
+        ] {
+            if dst.len() < n {
+                dst.resize(n, Fr::ZERO);
+            }
+            dst[..n].copy_from_slice(&cast::<Fr>(claim.region(region))[..n]);
+        }
+        let upload = started.elapsed();
+        let started = Instant::now();
+        let h = h_scalars(a, b, c, shape.domain_log2());
+        let ntt = started.elapsed();
+        let z =
+            &cast::<Limbs>(claim.region(Region::Assignment))[..shape.num_inputs + shape.num_aux];
+        let (l, _) = read_plan(claim.region(Region::PrepL));
+        let (pa, _) = read_plan(claim.region(Region::PrepA));
+        let (pb, _) = read_plan(claim.region(Region::PrepB));
+        let mut t = [Duration::ZERO; 4];
+        let sums = g1_msms(srs, h, z, [l, pa, pb], &mut t);
+        Ok((
+            sums,
+            vec![
+                ("upload", upload),
+                ("ntt", ntt),
+                ("msm_h", t[0]),
+                ("msm_l", t[1]),
+                ("msm_a", t[2]),
+                ("msm_b_g1", t[3]),
+            ],
+        ))
+    }
+}

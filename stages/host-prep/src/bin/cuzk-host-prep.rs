@@ -1,0 +1,72 @@
+//! The host-prep stage process: prep_msm and B_G2 for each synthesized slot, then the
+//! slot goes to the GPU stage.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::Parser;
+use cuzk_host_prep::prep_slot;
+use cuzk_shm_layout::timeline::names;
+use cuzk_shm_layout::{At, SlotState, Stage};
+use cuzk_stage_common::pass_through::{live_job, ms};
+use cuzk_stage_common::{JobSpec, SrsCache, StageArgs, StageRuntime};
+
+#[derive(Parser)]
+#[command(
+    name = "cuzk-host-prep",
+    about = "cuzk host-prep stage (started by `cuzk run`)"
+)]
+struct Args {
+    #[command(flatten)]
+    stage: StageArgs,
+}
+
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("cuzk-host-prep: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: Args) -> Result<()> {
+    let rt = StageRuntime::start(args.stage, "host-prep")?;
+    let to_gpu = rt.control.sender(SlotState::Prepped)?;
+    let mut srs = SrsCache::new(&rt.srs_dir(), rt.args.trust_params);
+    rt.serve(Stage::HostPrep, |claim| {
+        let Some((job, mut claim)) = live_job(&rt, claim, &to_gpu)? else {
+            return Ok(());
+        };
+        let at = At::slot(job.job_id(), claim.partition(), claim.slot());
+        rt.timeline.emit(names::PREP_START, at);
+        let prepped = job
+            .decode_job::<JobSpec>()
+            .map_err(anyhow::Error::from)
+            .and_then(|spec| prep_slot(&mut claim, &srs.get(&spec.params_path)?));
+        match prepped {
+            Ok(report) => {
+                let steps = [("prep_msm", ms(report.plan)), ("msm_b_g2", ms(report.b_g2))];
+                rt.timeline.emit_steps(names::PREP_END, at, &steps);
+                let d = claim.complete()?;
+                rt.timeline.emit(names::GPU_QUEUE, at);
+                to_gpu.announce(d)?;
+            }
+            Err(e) => {
+                let reason = format!("partition {}: host-prep: {e:#}", claim.partition());
+                eprintln!(
+                    "cuzk-host-prep: job {} ({}): {reason}",
+                    job.job_id(),
+                    job.name()
+                );
+                job.mark_failed(&reason);
+                // Passed on: the stages after this one see the job failed and free the slot.
+                to_gpu.announce(claim.complete()?)?;
+                rt.timeline
+                    .emit_full(names::SLOT_RETURNED, at, None, &[], Some(&reason));
+            }
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,71 @@
+//! cuzk-host-prep: prep_msm and the B_G2 MSM of one partition, in place in its slot.
+//!
+//! prep_msm sorts every scalar of the L, A and B MSMs into 0 (skipped), 1 (batch
+//! addition: a plain sum of bases) or other (the Pippenger tail), paired with its base,
+//! and writes the three plans into the slot's prep regions for the GPU stage. The scalars
+//! are already canonical (synthesis converts them out of Montgomery form as it seals the
+//! slot, so a host-prep process killed half way leaves its input intact for the redo).
+//! ΣB in G2 runs here on the CPU, beside the GPU's G1 work:
+//!   B_G2 = Σ_{j in B} z_j·[v_j(τ)]₂
+
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use cuzk_kernels::groth16::steps::{b_g2_msm, check_params, plan_msms};
+use cuzk_kernels::msm::scalars::Limbs;
+use cuzk_kernels::srs::SrsView;
+use cuzk_shm_layout::{PrepHeader, Region, SlotClaim};
+use cuzk_stage_common::slot_view::{cast, densities, meta, write_b_g2, write_plan};
+
+/// What prep found and how long each part took.
+#[derive(Debug, Clone, Copy)]
+pub struct PrepReport {
+    pub l: PrepHeader,
+    pub a: PrepHeader,
+    pub b: PrepHeader,
+    pub plan: Duration,
+    pub b_g2: Duration,
+}
+
+/// prep_msm and B_G2 for the partition in `claim`, against its proving key `srs`.
+pub fn prep_slot(claim: &mut SlotClaim<'_>, srs: &SrsView<'_>) -> Result<PrepReport> {
+    let shape = meta(claim);
+    check_params(srs, &shape, densities(claim))?;
+    let n = shape.num_inputs + shape.num_aux;
+    let started = Instant::now();
+    let [z, da, dbi, dba, pl, pa, pb, results] = claim.regions_mut([
+        Region::Assignment,
+        Region::DensityAAux,
+        Region::DensityBInput,
+        Region::DensityBAux,
+        Region::PrepL,
+        Region::PrepA,
+        Region::PrepB,
+        Region::MsmResults,
+    ]);
+    let z = &cast::<Limbs>(z)[..n];
+    let d = cuzk_kernels::groth16::steps::Densities {
+        a_aux: cast(da),
+        b_input: cast(dbi),
+        b_aux: cast(dba),
+    };
+    let plans = plan_msms(z, shape.num_inputs, d);
+    write_plan(pl, &plans.l);
+    write_plan(pa, &plans.a);
+    write_plan(pb, &plans.b);
+    let plan = started.elapsed();
+    let started = Instant::now();
+    write_b_g2(results, &b_g2_msm(srs, z, plans.b.as_ref()));
+    let header = |p: &cuzk_kernels::msm::MsmPlan| PrepHeader {
+        ones: p.ones.len() as u64,
+        terms: p.terms.len() as u64,
+        zeros: p.zeros as u64,
+    };
+    Ok(PrepReport {
+        l: header(&plans.l),
+        a: header(&plans.a),
+        b: header(&plans.b),
+        plan,
+        b_g2: started.elapsed(),
+    })
+}

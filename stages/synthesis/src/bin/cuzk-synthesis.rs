@@ -1,0 +1,107 @@
+//! The synthesis stage process: takes the next untaken partition of the oldest job into a
+//! free slot, synthesizes it there and hands the slot to host-prep.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Result;
+use clap::Parser;
+use cuzk_c1::{C1Input, GivenIds};
+use cuzk_shm_layout::timeline::names;
+use cuzk_shm_layout::{At, JobView, SlotState, Stage};
+use cuzk_stage_common::{JobSpec, StageArgs, StageRuntime};
+use cuzk_synthesis::synthesize_into_slot;
+
+#[derive(Parser)]
+#[command(
+    name = "cuzk-synthesis",
+    about = "cuzk synthesis stage (started by `cuzk run`)"
+)]
+struct Args {
+    #[command(flatten)]
+    stage: StageArgs,
+}
+
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("cuzk-synthesis: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The oldest job with a partition nobody has taken yet, and that partition.
+fn take_next<'a>(rt: &'a StageRuntime, slot: u32) -> Option<(JobView<'a>, u32)> {
+    let mut jobs: Vec<JobView<'a>> = rt.arena.active_jobs().collect();
+    jobs.sort_by_key(|j| j.job_id());
+    jobs.into_iter()
+        .find_map(|j| j.take_partition(slot).map(|p| (j, p)))
+}
+
+fn run(args: Args) -> Result<()> {
+    let rt = StageRuntime::start(args.stage, "synthesis")?;
+    let free_slots = rt.control.receiver(Stage::Synthesis)?;
+    let to_prep = rt.control.sender(SlotState::Synthesized)?;
+    // The last job's parsed C1: its partitions usually come one after another.
+    let mut c1_cache: Option<(u64, C1Input)> = None;
+    while !rt.stopping() {
+        if !rt.arena.active_jobs().any(|j| j.has_untaken_partition()) {
+            std::thread::sleep(Duration::from_millis(50));
+            continue;
+        }
+        let handoff = match free_slots.claim_next(&rt.arena, Duration::from_millis(200)) {
+            Ok(Some(h)) => h,
+            Ok(None) => continue,
+            Err(_) if rt.stopping() => break,
+            Err(e) => return Err(e.into()),
+        };
+        let mut claim = handoff.claim;
+        let Some((job, p)) = take_next(&rt, claim.slot()) else {
+            claim.abandon()?; // another process took the work first
+            continue;
+        };
+        claim.set_partition(job.job_id(), p);
+        let at = At::slot(job.job_id(), p, claim.slot());
+        rt.timeline.emit(names::SYNTH_START, at);
+        let synthesized = (|| -> Result<()> {
+            let spec: JobSpec = job.decode_job()?;
+            if c1_cache.as_ref().map(|(id, _)| *id) != Some(job.job_id()) {
+                let ids = GivenIds {
+                    miner_id: spec.miner_id,
+                    sector_num: spec.sector_num,
+                };
+                c1_cache = Some((job.job_id(), C1Input::read(&spec.c1_path, ids)?));
+            }
+            let c1 = &c1_cache.as_ref().expect("just filled").1;
+            synthesize_into_slot(c1, p as usize, &mut claim)?;
+            Ok(())
+        })();
+        match synthesized {
+            Ok(()) => match claim.complete() {
+                Ok(d) => {
+                    rt.timeline.emit(names::SYNTH_END, at);
+                    to_prep.announce(d)?;
+                }
+                // Recovery took the slot (we were thought dead): the work is discarded.
+                Err(e) => eprintln!("cuzk-synthesis: {e}"),
+            },
+            Err(e) => {
+                let reason = format!("partition {p}: {e:#}");
+                eprintln!(
+                    "cuzk-synthesis: job {} ({}): {reason}",
+                    job.job_id(),
+                    job.name()
+                );
+                job.mark_failed(&reason);
+                job.release_partitions_of_slot(claim.slot());
+                claim.abandon()?;
+                rt.timeline
+                    .emit_full(names::SLOT_RETURNED, at, None, &[], Some(&reason));
+            }
+        }
+    }
+    rt.timeline.emit(names::STAGE_EXIT, At::default());
+    Ok(())
+}

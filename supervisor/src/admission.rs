@@ -1,0 +1,178 @@
+//! Jobs in and out of the arena: C1 files claimed from incoming/, checked, published as
+//! jobs; failed jobs moved to failed/ with their reason once none of their partitions is
+//! still in a slot.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use cuzk_c1::{C1Input, GivenIds};
+use cuzk_dropdir::DropDir;
+use cuzk_epilogue::load_verifying_key;
+use cuzk_shm_layout::timeline::names;
+use cuzk_shm_layout::{Arena, At, JobView, PartitionShape, SlotState, Timeline};
+use cuzk_stage_common::JobSpec;
+use cuzk_synthesis::{params_path, with_porep_circuits, CircuitsVisitor, PorepCircuits};
+use filecoin_proofs::MerkleTreeTrait;
+
+use crate::instance::shape_of_params;
+
+/// Whether the pipeline wants another job: only when every active job's partitions are
+/// all taken (so synthesis would otherwise idle) and the job table has room. Files wait
+/// in incoming/ until then, where an operator sees them as queued.
+pub fn wants_job(arena: &Arena) -> bool {
+    let active: Vec<JobView<'_>> = arena.active_jobs().collect();
+    active.len() < arena.job_capacity() as usize
+        && !active.iter().any(|j| j.has_untaken_partition())
+}
+
+/// What became of a file in incoming/.
+pub enum Admitted {
+    Published(u64),
+    /// Moved to failed/ with the reason.
+    Refused,
+    /// Gone before we could claim it (another supervisor took it).
+    Vanished,
+}
+
+/// Claims `incoming` into working/ and publishes it, or moves it to failed/ with the
+/// reason it cannot be proved.
+pub fn admit(
+    arena: &Arena,
+    drop_dir: &DropDir,
+    incoming: &Path,
+    data_dir: &Path,
+    timeline: &Timeline,
+) -> Result<Admitted> {
+    let working = match drop_dir.claim(incoming) {
+        Ok(Some(w)) => w,
+        Ok(None) => return Ok(Admitted::Vanished),
+        // Same name as a job in working/ or done/: `claim` moved it to failed/ already.
+        Err(e @ cuzk_dropdir::DropDirError::Duplicate { .. }) => {
+            eprintln!("cuzk: {e}");
+            timeline.emit_full(
+                names::JOB_FAILED,
+                At::default(),
+                None,
+                &[],
+                Some(&e.to_string()),
+            );
+            return Ok(Admitted::Refused);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let name = working
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    match check(&working, arena.header().shape) {
+        Ok((spec_params, partitions)) => {
+            let spec = JobSpec {
+                c1_path: working.clone(),
+                miner_id: None,
+                sector_num: None,
+                params_path: spec_params,
+                data_dir: data_dir.to_path_buf(),
+                claimed_unix_ns: cuzk_shm_layout::clock::unix_ns(),
+            };
+            let job = arena
+                .publish_job(&name, &spec, &vec![(); partitions])
+                .with_context(|| format!("{name}: publishing the job"))?;
+            timeline.emit_full(
+                names::JOB_CLAIMED,
+                At::job(job.job_id()),
+                Some(&name),
+                &[],
+                None,
+            );
+            Ok(Admitted::Published(job.job_id()))
+        }
+        Err(e) => {
+            let reason = format!("{e:#}");
+            eprintln!("cuzk: {name}: {reason}");
+            drop_dir.fail(&working, &reason)?;
+            timeline.emit_full(
+                names::JOB_FAILED,
+                At::default(),
+                Some(&name),
+                &[],
+                Some(&reason),
+            );
+            Ok(Admitted::Refused)
+        }
+    }
+}
+
+/// Everything about a C1 that can be checked before minutes of proving: it parses, has a
+/// prover id and sector number, its verifying key and parameters exist, and its
+/// partitions fit the arena's slots. Returns the parameter file and the partition count.
+fn check(c1_path: &Path, slot_shape: PartitionShape) -> Result<(PathBuf, usize)> {
+    let c1 = C1Input::read(c1_path, GivenIds::default())?;
+    c1.prover_id()?;
+    c1.sector_id()?;
+    load_verifying_key(c1.proof_type())?;
+    struct Params;
+    impl CircuitsVisitor for Params {
+        type Output = (PathBuf, usize);
+        fn visit<Tree: 'static + MerkleTreeTrait>(
+            self,
+            c: PorepCircuits<'_, Tree>,
+        ) -> Self::Output {
+            (params_path(&c), c.partitions())
+        }
+    }
+    let (params, partitions) = with_porep_circuits(&c1, Params)?;
+    if !params.exists() {
+        bail!("{}: parameter file not found", params.display());
+    }
+    let need = shape_of_params(&params)?;
+    if need.domain_log2 > slot_shape.domain_log2
+        || need.num_inputs > slot_shape.num_inputs
+        || need.num_aux > slot_shape.num_aux
+    {
+        bail!(
+            "its partitions (domain 2^{}, {} inputs, {} aux) do not fit the slots (domain 2^{}, {} inputs, {} aux): set sector_size to the largest size you prove",
+            need.domain_log2, need.num_inputs, need.num_aux,
+            slot_shape.domain_log2, slot_shape.num_inputs, slot_shape.num_aux
+        );
+    }
+    Ok((params, partitions))
+}
+
+/// Moves failed jobs whose slots have all drained to failed/ and frees their records.
+/// Returns their ids.
+pub fn retire_failed(arena: &Arena, drop_dir: &DropDir, timeline: &Timeline) -> Result<Vec<u64>> {
+    let mut retired = Vec::new();
+    for job in arena.active_jobs().filter(|j| j.is_failed()) {
+        let in_flight = (0..arena.slot_count()).any(|s| {
+            arena.slot_word(s).state != SlotState::Free
+                && arena
+                    .slot_header(s)
+                    .job_id
+                    .load(std::sync::atomic::Ordering::Relaxed)
+                    == job.job_id()
+        });
+        if in_flight {
+            continue;
+        }
+        let reason = job.failure_reason();
+        let name = job.name();
+        let spec: Result<JobSpec, _> = job.decode_job();
+        if let Ok(spec) = spec {
+            if spec.c1_path.exists() {
+                drop_dir.fail(&spec.c1_path, &reason)?;
+            }
+        }
+        eprintln!("cuzk: job {} ({name}) failed: {reason}", job.job_id());
+        timeline.emit_full(
+            names::JOB_FAILED,
+            At::job(job.job_id()),
+            Some(&name),
+            &[],
+            Some(&reason),
+        );
+        retired.push(job.job_id());
+        job.retire();
+    }
+    Ok(retired)
+}

@@ -1,0 +1,216 @@
+//! The stage processes: started pinned and with the instance's environment, watched,
+//! restarted with back-off when they crash, scaled up and down live, stopped on drain.
+
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+
+use crate::config::{Config, StageKind};
+use crate::placement::Placement;
+use crate::topology::Topology;
+
+/// One process position of a stage (stage kind, index): the process in it now, if any,
+/// and its restart state.
+pub struct Position {
+    pub kind: StageKind,
+    pub index: usize,
+    pub child: Option<Child>,
+    pub started: Instant,
+    pub restarts: u32,
+    backoff: Duration,
+    restart_at: Option<Instant>,
+    /// Being stopped for a scale-down (not restarted when it exits).
+    retiring: bool,
+}
+
+/// A process that exited, for recovery and the log.
+pub struct Exited {
+    pub kind: StageKind,
+    pub index: usize,
+    pub pid: u32,
+    pub status: std::process::ExitStatus,
+    pub expected: bool,
+}
+
+pub struct Children {
+    positions: Vec<Position>,
+    bin_dir: PathBuf,
+    env: Vec<(String, String)>,
+}
+
+impl Children {
+    /// `env`: what every stage gets (arena, iceoryx prefix, timeline, parameter cache).
+    pub fn new(env: Vec<(String, String)>) -> Result<Self> {
+        let exe = std::env::current_exe().context("locating the cuzk binary")?;
+        let bin_dir = exe.parent().map(PathBuf::from).unwrap_or_default();
+        Ok(Children {
+            positions: Vec::new(),
+            bin_dir,
+            env,
+        })
+    }
+
+    pub fn positions(&self) -> &[Position] {
+        &self.positions
+    }
+
+    /// Makes the process count of each stage what `config` says: starts the missing ones,
+    /// asks the extra ones to finish their slot and exit (SIGTERM).
+    pub fn scale(&mut self, config: &Config, topology: &Topology) -> Result<()> {
+        for kind in StageKind::ALL {
+            let want = config.stage(kind).count as usize;
+            for index in 0..want {
+                if !self
+                    .positions
+                    .iter()
+                    .any(|p| p.kind == kind && p.index == index)
+                {
+                    self.positions.push(Position {
+                        kind,
+                        index,
+                        child: None,
+                        started: Instant::now(),
+                        restarts: 0,
+                        backoff: config.restart.initial_backoff,
+                        restart_at: Some(Instant::now()),
+                        retiring: false,
+                    });
+                }
+            }
+            for p in self.positions.iter_mut().filter(|p| p.kind == kind) {
+                p.retiring = p.index >= want;
+                if p.retiring {
+                    p.restart_at = None;
+                    if let Some(child) = &p.child {
+                        let _ = kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM);
+                    }
+                }
+            }
+        }
+        self.positions
+            .retain(|p| !(p.retiring && p.child.is_none()));
+        self.start_due(config, topology)
+    }
+
+    /// Starts every position whose (re)start time has come.
+    pub fn start_due(&mut self, config: &Config, topology: &Topology) -> Result<()> {
+        let now = Instant::now();
+        for p in &mut self.positions {
+            if p.child.is_some() || p.retiring || p.restart_at.is_none_or(|t| t > now) {
+                continue;
+            }
+            let child = spawn(&self.bin_dir, &self.env, config, topology, p.kind, p.index)?;
+            p.child = Some(child);
+            p.started = now;
+            p.restart_at = None;
+        }
+        Ok(())
+    }
+
+    /// Reaps every exited process and schedules restarts for the unexpected exits.
+    pub fn reap(&mut self, config: &Config, draining: bool) -> Vec<Exited> {
+        let mut exited = Vec::new();
+        for p in &mut self.positions {
+            let Some(child) = &mut p.child else { continue };
+            let Ok(Some(status)) = child.try_wait() else {
+                continue;
+            };
+            let pid = child.id();
+            p.child = None;
+            let expected = p.retiring || draining;
+            if !expected {
+                // Back-off doubles for a process that keeps crashing; one that ran a
+                // while starts again from the initial delay.
+                if p.started.elapsed() >= config.restart.reset_after {
+                    p.backoff = config.restart.initial_backoff;
+                }
+                p.restart_at = Some(Instant::now() + p.backoff);
+                p.backoff = (p.backoff * 2).min(config.restart.max_backoff);
+                p.restarts += 1;
+            }
+            exited.push(Exited {
+                kind: p.kind,
+                index: p.index,
+                pid,
+                status,
+                expected,
+            });
+        }
+        self.positions
+            .retain(|p| !(p.retiring && p.child.is_none()));
+        exited
+    }
+
+    /// SIGTERM to every process: each finishes the slot it holds and exits.
+    pub fn terminate_all(&mut self) {
+        for p in &mut self.positions {
+            p.restart_at = None;
+            if let Some(child) = &p.child {
+                let _ = kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM);
+            }
+        }
+    }
+
+    /// SIGKILL to every process still running (a drain that overran its time).
+    pub fn kill_all(&mut self) {
+        for p in &mut self.positions {
+            if let Some(child) = &mut p.child {
+                let _ = child.kill();
+            }
+        }
+    }
+
+    pub fn running(&self) -> usize {
+        self.positions.iter().filter(|p| p.child.is_some()).count()
+    }
+}
+
+fn spawn(
+    bin_dir: &std::path::Path,
+    env: &[(String, String)],
+    config: &Config,
+    topology: &Topology,
+    kind: StageKind,
+    index: usize,
+) -> Result<Child> {
+    let exe = bin_dir.join(format!("cuzk-{}", kind.as_str()));
+    let stage = config.stage(kind);
+    let gpu_index = (kind == StageKind::Gpu && !topology.gpus.is_empty()).then_some(index);
+    let placement = Placement::for_stage(stage, topology, gpu_index)
+        .with_context(|| format!("placing {} {index}", kind.as_str()))?;
+    let prepared = placement.prepare()?;
+    let mut cmd = Command::new(&exe);
+    cmd.envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    if let Some(t) = stage
+        .threads
+        .or((!placement.cpus.is_empty()).then_some(placement.cpus.len()))
+    {
+        cmd.env("CUZK_THREADS", t.to_string());
+    }
+    if let Some(i) = gpu_index {
+        // The topology lists GPUs by PCI address; CUDA numbers them the same way only
+        // with this set.
+        cmd.env("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+        cmd.env("CUZK_GPU_DEVICE", i.to_string());
+    }
+    // SAFETY: the closure runs in the child between fork and exec; it only makes
+    // async-signal-safe system calls (prctl, sched_setaffinity, set_mempolicy) on data
+    // prepared before the fork, and allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            // A stage never outlives its supervisor: if the supervisor dies (even by
+            // SIGKILL) its children die too, and a restarted supervisor starts clean.
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            prepared.apply()
+        });
+    }
+    cmd.spawn()
+        .with_context(|| format!("starting {} (is it built beside cuzk?)", exe.display()))
+}

@@ -1,0 +1,338 @@
+//! `cuzk run`: the supervisor. Creates the arena, starts and watches the stage processes,
+//! feeds jobs from the drop directory, recovers the slots of a crashed stage, drains on
+//! SIGTERM, rescales on SIGHUP, and tells systemd when it is ready.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use cuzk_c1::proof_type::{format_sector_size, is_production_sector_size, proof_type_name};
+use cuzk_dropdir::DropDir;
+use cuzk_shm_layout::timeline::names;
+use cuzk_shm_layout::{
+    iceoryx_config, reap_dead_nodes, Arena, ArenaConfig, At, ControlPlane, SlotState, StageSender,
+    Timeline,
+};
+
+use crate::admission::{admit, retire_failed, wants_job, Admitted};
+use crate::children::Children;
+use crate::config::{Config, Overrides, StageKind};
+use crate::instance::{shape_of_params, InstanceLock, InstanceNames};
+use crate::status::{Snapshot, Status, Throughput};
+use crate::topology::Topology;
+use crate::{params, sd_notify};
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// TOML configuration (see systemd/cuzk.toml for every key and its default).
+    #[arg(long, env = "CUZK_CONFIG")]
+    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub overrides: Overrides,
+    /// Copy these C1 files into incoming/ at start (as a writer would: temp name, rename).
+    #[arg(long)]
+    pub submit: Vec<PathBuf>,
+    /// Drain and exit once incoming/ and working/ are empty (after at least one job).
+    #[arg(long)]
+    pub exit_when_idle: bool,
+    /// Longest a drain waits for jobs in flight before stopping the stages (their work
+    /// stays in working/ and is redone at the next start).
+    #[arg(long, default_value_t = 600)]
+    pub drain_timeout_s: u64,
+}
+
+/// The senders the supervisor announces recovered slots on.
+struct Announcers([StageSender; 4]);
+
+impl Announcers {
+    fn new(control: &ControlPlane) -> Result<Self> {
+        Ok(Announcers([
+            control.sender(SlotState::Free)?,
+            control.sender(SlotState::Synthesized)?,
+            control.sender(SlotState::Prepped)?,
+            control.sender(SlotState::Proved)?,
+        ]))
+    }
+
+    fn announce(&self, d: cuzk_shm_layout::SlotDescriptor) {
+        let i = match d.state() {
+            Some(SlotState::Free) => 0,
+            Some(SlotState::Synthesized) => 1,
+            Some(SlotState::Prepped) => 2,
+            Some(SlotState::Proved) => 3,
+            _ => return,
+        };
+        // A lost announcement only delays: consumers also scan the slot words.
+        let _ = self.0[i].announce(d);
+    }
+}
+
+pub fn run(args: &RunArgs) -> Result<()> {
+    let env = |k: &str| std::env::var(k).ok();
+    let mut config = Config::load(args.config.as_deref(), &env, &args.overrides)?;
+    // filecoin-proofs reads the cache location once, at first use: set it first.
+    std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", &config.param_cache);
+    std::fs::create_dir_all(&config.data_dir)
+        .with_context(|| format!("{}: creating the data directory", config.data_dir.display()))?;
+    let _lock = InstanceLock::take(&config.data_dir)?;
+    let names = InstanceNames::for_data_dir(&config.data_dir)?;
+    let mut drop_dir = DropDir::open(&config.data_dir)?;
+    let requeued = drop_dir.requeue_working()?;
+    if !requeued.requeued.is_empty() || !requeued.dropped.is_empty() {
+        eprintln!(
+            "cuzk: requeued {} unfinished job(s) from working/, dropped {} already proved",
+            requeued.requeued.len(),
+            requeued.dropped.len()
+        );
+    }
+    for file in &args.submit {
+        submit(file, &drop_dir.incoming)?;
+    }
+
+    let params = ensure_params(config.sector_size)?;
+    let shape = shape_of_params(&params)?;
+    let topology =
+        Topology::read(Path::new("/sys")).context("reading the CPU/NUMA/GPU topology")?;
+    std::fs::create_dir_all(&config.arena_dir)?;
+    let arena_path = names.arena_path(&config.arena_dir);
+    // An arena left by a supervisor that died: its stages died with it (PDEATHSIG), so
+    // nothing in it is in use; its jobs are back in incoming/.
+    let _ = std::fs::remove_file(&arena_path);
+    let iox = iceoryx_config(&names.iox_prefix)?;
+    let _ = reap_dead_nodes(&iox, None);
+    let mut arena_config = ArenaConfig::new(&names.arena, shape, config.slots);
+    arena_config.dir = config.arena_dir.clone();
+    let arena = Arena::create(&arena_config).context("creating the arena")?;
+    let control = ControlPlane::new(&names.arena, &iox)?;
+    let announcers = Announcers::new(&control)?;
+    let timeline = Timeline::open(Some(&config.timeline), "supervisor")?;
+    eprintln!(
+        "cuzk: serving {} — {} slot(s) sized for {} (domain 2^{}), {} MiB of shared memory at {}",
+        config.data_dir.display(),
+        config.slots,
+        format_sector_size(config.sector_size),
+        shape.domain_log2,
+        arena.len() >> 20,
+        arena_path.display()
+    );
+
+    let mut env_for_stages = vec![
+        ("CUZK_ARENA".to_string(), arena_path.display().to_string()),
+        ("CUZK_IOX_PREFIX".to_string(), names.iox_prefix.clone()),
+        (
+            "CUZK_TIMELINE".to_string(),
+            config.timeline.display().to_string(),
+        ),
+        (
+            "CUZK_SRS_DIR".to_string(),
+            config.arena_dir.display().to_string(),
+        ),
+        (
+            "FIL_PROOFS_PARAMETER_CACHE".to_string(),
+            config.param_cache.display().to_string(),
+        ),
+    ];
+    if config.trust_params {
+        env_for_stages.push(("CUZK_TRUST_PARAMS".to_string(), "true".to_string()));
+    }
+    let mut children = Children::new(env_for_stages)?;
+    children.scale(&config, &topology)?;
+
+    let term = Arc::new(AtomicBool::new(false));
+    let hup = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        signal_hook::flag::register(sig, Arc::clone(&term))?;
+    }
+    signal_hook::flag::register(signal_hook::consts::SIGHUP, Arc::clone(&hup))?;
+    let _ = sd_notify::notify_ready();
+
+    let mut throughput = Throughput::default();
+    let mut drain_started: Option<Instant> = None;
+    let mut seen_work = !args.submit.is_empty();
+    let mut last_status = Instant::now() - Duration::from_secs(10);
+    let watchdog = sd_notify::watchdog_interval();
+    let mut last_watchdog = Instant::now();
+    loop {
+        let draining = drain_started.is_some();
+        // Children: reap, recover what a crashed one held, restart after back-off.
+        for exited in children.reap(&config, draining) {
+            let pid = exited.pid;
+            let report = arena.recover_dead_owner(pid).unwrap_or_default();
+            for d in &report.returned {
+                announcers.announce(*d);
+            }
+            let _ = reap_dead_nodes(&iox, Some(pid));
+            let detail = format!(
+                "{} #{} pid {pid} exited ({}), {} slot(s) recovered{}",
+                exited.kind.as_str(),
+                exited.index,
+                exited.status,
+                report.returned.len(),
+                if exited.expected {
+                    ""
+                } else {
+                    ", restart scheduled"
+                }
+            );
+            if !exited.expected {
+                eprintln!("cuzk: {detail}");
+            }
+            timeline.emit_full(names::STAGE_EXIT, At::default(), None, &[], Some(&detail));
+        }
+        if !draining {
+            children.start_due(&config, &topology)?;
+        }
+        if hup.swap(false, Ordering::Relaxed) {
+            match Config::load(args.config.as_deref(), &env, &args.overrides) {
+                Ok(new) => {
+                    for kind in StageKind::ALL {
+                        config.stage_mut(kind).count = new.stage(kind).count;
+                    }
+                    eprintln!(
+                        "cuzk: SIGHUP: stage counts now {}",
+                        StageKind::ALL
+                            .iter()
+                            .map(|k| format!("{} {}", k.as_str(), config.stage(*k).count))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    );
+                    children.scale(&config, &topology)?;
+                }
+                Err(e) => eprintln!("cuzk: SIGHUP: configuration not reloaded: {e}"),
+            }
+        }
+
+        // Jobs: finished and failed ones out, new ones in while the pipeline wants them.
+        let active_before: Vec<u64> = arena.active_jobs().map(|j| j.job_id()).collect();
+        let failed = retire_failed(&arena, &drop_dir, &timeline)?;
+        for id in &active_before {
+            if arena.job(*id).is_err() {
+                // Gone from the table: retired here as failed, or by an epilogue as done.
+                throughput.record(!failed.contains(id));
+            }
+        }
+        let incoming = drop_dir.scan_incoming()?;
+        if !draining {
+            for file in &incoming {
+                if !wants_job(&arena) {
+                    break;
+                }
+                seen_work = true;
+                match admit(&arena, &drop_dir, file, &config.data_dir, &timeline)? {
+                    Admitted::Published(id) => eprintln!("cuzk: job {id}: {}", file.display()),
+                    Admitted::Refused => throughput.record(false),
+                    Admitted::Vanished => {}
+                }
+            }
+        }
+
+        if last_status.elapsed() >= Duration::from_secs(1) {
+            last_status = Instant::now();
+            let queued = drop_dir.scan_incoming().map_or(0, |v| v.len());
+            let status = Status::collect(
+                Snapshot {
+                    arena: &arena,
+                    children: &children,
+                    data_dir: &config.data_dir,
+                    queued,
+                    draining,
+                },
+                &mut throughput,
+            );
+            let _ = status.write(&names.status_file);
+            let _ = sd_notify::notify_status(&format!(
+                "{} queued, {} active, {} done, {} failed",
+                status.queued,
+                status.jobs.len(),
+                status.done_total,
+                status.failed_total
+            ));
+        }
+
+        let idle = arena.active_jobs().next().is_none()
+            && drop_dir.scan_incoming().map_or(true, |v| v.is_empty());
+        if drain_started.is_none()
+            && (term.load(Ordering::Relaxed) || (args.exit_when_idle && seen_work && idle))
+        {
+            eprintln!("cuzk: draining: no new jobs; waiting for the jobs in flight");
+            let _ = sd_notify::notify_stopping();
+            drain_started = Some(Instant::now());
+        }
+        if let Some(t) = drain_started {
+            let overran = t.elapsed() > Duration::from_secs(args.drain_timeout_s);
+            if arena.active_jobs().next().is_none() || overran {
+                if overran {
+                    eprintln!("cuzk: drain timed out; unfinished jobs stay in working/ for the next start");
+                }
+                stop_children(&mut children, &config);
+                let _ = arena.remove();
+                let _ = reap_dead_nodes(&iox, None);
+                eprintln!(
+                    "cuzk: stopped ({} done, {} failed)",
+                    throughput.done_total, throughput.failed_total
+                );
+                return Ok(());
+            }
+        }
+        if watchdog.is_some_and(|every| last_watchdog.elapsed() >= every / 2) {
+            last_watchdog = Instant::now();
+            let _ = sd_notify::notify_watchdog();
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// SIGTERM to the stages, then up to 30 s for them to finish their slot, then SIGKILL.
+fn stop_children(children: &mut Children, config: &Config) {
+    children.terminate_all();
+    let until = Instant::now() + Duration::from_secs(30);
+    while children.running() > 0 && Instant::now() < until {
+        children.reap(config, true);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    if children.running() > 0 {
+        children.kill_all();
+        children.reap(config, true);
+    }
+}
+
+/// Puts a C1 file into incoming/ the way writers must: a dot-name first, then a rename.
+fn submit(file: &Path, incoming: &Path) -> Result<()> {
+    let name = file
+        .file_name()
+        .with_context(|| format!("{}: not a file name", file.display()))?;
+    let tmp = incoming.join(format!(".{}.submit", name.to_string_lossy()));
+    std::fs::copy(file, &tmp)
+        .with_context(|| format!("{}: copying into incoming/", file.display()))?;
+    std::fs::rename(&tmp, incoming.join(name))?;
+    Ok(())
+}
+
+/// The parameter file the slots are sized from; generated on first use for a test sector
+/// size (minutes), refused for a production size (download them).
+fn ensure_params(sector_size: u64) -> Result<PathBuf> {
+    let (proof, files) = params::files_for_sector_size(sector_size)?;
+    if files.params.exists() && files.vk.exists() {
+        return Ok(files.params);
+    }
+    if is_production_sector_size(sector_size) {
+        bail!(
+            "{}: parameters for {} not found: fetch the production parameters into the parameter cache",
+            files.params.display(),
+            proof_type_name(proof)
+        );
+    }
+    eprintln!(
+        "cuzk: no parameters for {} yet: generating random test parameters (first use only)",
+        proof_type_name(proof)
+    );
+    params::run(&params::GenerateArgs {
+        sector_size: format_sector_size(sector_size),
+        proof_type: None,
+        param_cache: None,
+        allow_large: false,
+    })?;
+    Ok(files.params)
+}
