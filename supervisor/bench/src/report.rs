@@ -14,6 +14,13 @@ pub fn render(a: &Analysis) -> String {
         "{} events over {:.3} s ({} unreadable lines, {} ends without a start)",
         a.events, a.span_s, a.bad_lines, a.orphan_ends
     );
+    if a.out_of_order > 0 {
+        let _ = writeln!(
+            w,
+            "{} hand-off event(s) written after the next stage had started (END or GPU_QUEUE emitted after the slot was passed on): no wait counted for those",
+            a.out_of_order
+        );
+    }
     let _ = writeln!(w, "\nstage durations (completed partitions; ms)");
     header(w);
     for s in a.stages.iter().chain(&a.waits) {
@@ -71,7 +78,7 @@ pub fn render(a: &Analysis) -> String {
     let o = &a.slots;
     let _ = writeln!(
         w,
-        "\nslots: {} ; busy on average {:.2}, at most {}; all busy {:.1} % of the span; {} still held at the end",
+        "\nslots: {}; busy on average {:.2}, at most {}; all busy {:.1} % of the span; {} still held at the end",
         o.slots,
         o.mean_busy,
         o.max_busy,
@@ -145,9 +152,18 @@ fn bottleneck(w: &mut String, a: &Analysis) {
             let _ = writeln!(w, "bottleneck: none (no stage work in the log)");
         }
         Some(stage) if b.starved => {
+            // Starved by what: slots all held (admission) or too little input.
+            let fed_by = if a.slots.all_busy_fraction >= STARVED_BELOW {
+                format!(
+                    "slot-bound: every slot was busy {:.1} % of the time; more slots would admit more work",
+                    100.0 * a.slots.all_busy_fraction
+                )
+            } else {
+                "input-bound: slots were free too; keep more jobs in flight".to_string()
+            };
             let _ = writeln!(
                 w,
-                "bottleneck: none: the busiest stage, {}, is busy only {:.1} % of the time (< {:.0} %): the pipeline is starved (too few jobs in flight, too few slots, or slow input)",
+                "bottleneck: none: the busiest stage, {}, is busy only {:.1} % of the time (< {:.0} %): the pipeline is starved, {fed_by}",
                 stage.name(),
                 100.0 * b.utilisation,
                 100.0 * STARVED_BELOW

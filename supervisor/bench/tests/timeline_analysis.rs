@@ -358,3 +358,25 @@ fn a_pipeline_fed_slowly_is_starved_not_stage_bound() {
         .unwrap();
     assert_eq!(synth.processes, 4);
 }
+
+#[test]
+fn an_end_written_after_the_hand_off_is_counted_not_left_waiting() {
+    // Seen in a real run: the GPU stage's GPU_END landed after the epilogue had already
+    // started (and finished) the partition.
+    let mut log = Log::default();
+    log.at(0.0, "GPU_START", "gpu", 40, (1, 0, 0));
+    log.at(50.0, "EPILOGUE_START", "epilogue", 50, (1, 0, 0));
+    log.at(51.0, "EPILOGUE_END", "epilogue", 50, (1, 0, 0));
+    log.at(53.0, "GPU_END", "gpu", 40, (1, 0, 0));
+    let (a, _) = analyze(&log.events, 0, &Options::default());
+    assert_eq!(a.out_of_order, 1);
+    assert!(a.waits.iter().all(|w| w.interrupted == 0));
+    assert_eq!(
+        phase(&a, Phase::Work(Stage::Gpu))
+            .durations
+            .as_ref()
+            .unwrap()
+            .count,
+        1
+    );
+}

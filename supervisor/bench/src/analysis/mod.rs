@@ -60,6 +60,8 @@ pub struct Analysis {
     pub bad_lines: usize,
     /// END events with no START (the log began mid-run).
     pub orphan_ends: usize,
+    /// Hand-off events written after the next stage started (see `Paired::out_of_order`).
+    pub out_of_order: usize,
     pub span_s: f64,
     pub stages: Vec<PhaseStats>,
     pub waits: Vec<PhaseStats>,
@@ -112,6 +114,7 @@ pub fn analyze(events: &[TimelineEvent], bad_lines: usize, opts: &Options) -> (A
         events: events.len(),
         bad_lines,
         orphan_ends: paired.orphan_ends,
+        out_of_order: paired.out_of_order,
         span_s: (paired.last_ns - paired.first_ns) as f64 / 1e9,
         stages,
         waits,

@@ -154,6 +154,9 @@ pub struct Paired {
     pub pid_lifetimes: BTreeMap<(String, u32), (u64, u64)>,
     /// END events with no START (the log began mid-run).
     pub orphan_ends: usize,
+    /// A stage's END (or GPU_QUEUE) written after the next stage had already started on the
+    /// partition: the stage emitted it after handing the slot on. No wait is counted then.
+    pub out_of_order: usize,
     pub events: usize,
 }
 
@@ -178,6 +181,8 @@ pub fn pair(events: &[TimelineEvent]) -> Paired {
     let mut open: HashMap<Key, Open> = HashMap::new();
     let mut jobs: HashMap<u64, usize> = HashMap::new(); // job id -> index in p.jobs (open)
     let mut synth_started: HashSet<(Option<u64>, Option<u32>)> = HashSet::new();
+    // The latest START of each stage's work per partition.
+    let mut started: HashMap<Key, u64> = HashMap::new();
     for e in events {
         let life = p
             .pid_lifetimes
@@ -214,6 +219,7 @@ pub fn pair(events: &[TimelineEvent]) -> Paired {
                 Ending::Complete,
             );
             open_at(&mut open, at(Phase::Work(stage)), e, e.mono_ns);
+            started.insert(at(Phase::Work(stage)), e.mono_ns);
         } else if let Some(stage) = Stage::ALL.into_iter().find(|s| s.end_event() == name) {
             if !close(
                 &mut p,
@@ -232,11 +238,13 @@ pub fn pair(events: &[TimelineEvent]) -> Paired {
                 Stage::Epilogue => None,
             };
             if let Some(next) = next {
-                open_at(&mut open, at(Phase::Wait(next)), e, e.mono_ns);
+                open_wait(&mut p, &mut open, &started, e, stage, next);
             }
         } else {
             match name {
-                names::GPU_QUEUE => open_at(&mut open, at(Phase::Wait(Stage::Gpu)), e, e.mono_ns),
+                names::GPU_QUEUE => {
+                    open_wait(&mut p, &mut open, &started, e, Stage::HostPrep, Stage::Gpu)
+                }
                 names::SLOT_RETURNED => slot_returned(&mut p, &mut open, e),
                 names::STAGE_EXIT if e.stage != "supervisor" => {
                     // The process says it is leaving: whatever it holds open is lost.
@@ -311,6 +319,24 @@ fn slot_returned(p: &mut Paired, open: &mut HashMap<Key, Open>, e: &TimelineEven
     }
     for stage in Stage::ALL {
         open.remove(&(Phase::Wait(stage), e.job, e.partition));
+    }
+}
+
+/// Opens the partition's wait for `next` after `prev` finished, unless `next` already started
+/// since `prev` did (the event was written after the hand-off: counted out of order).
+fn open_wait(
+    p: &mut Paired,
+    open: &mut HashMap<Key, Open>,
+    started: &HashMap<Key, u64>,
+    e: &TimelineEvent,
+    prev: Stage,
+    next: Stage,
+) {
+    let since = started.get(&(Phase::Work(prev), e.job, e.partition));
+    let next_started = started.get(&(Phase::Work(next), e.job, e.partition));
+    match (since, next_started) {
+        (Some(since), Some(next_at)) if next_at >= since => p.out_of_order += 1,
+        _ => open_at(open, (Phase::Wait(next), e.job, e.partition), e, e.mono_ns),
     }
 }
 
