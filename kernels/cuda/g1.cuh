@@ -51,11 +51,15 @@ __device__ __forceinline__ void xyzz_set_dbl_affine(xyzz_t& r, const fp_t& x, co
   r.ZZZ = W;
 }
 
+__device__ __noinline__ void xyzz_dbl_affine_ni(xyzz_t& r, const fp_t& x, const fp_t& y) {
+  xyzz_set_dbl_affine(r, x, y);
+}
+
 // p += (x, y) affine, (x, y) not infinity. madd-2008-s:
 // P = x·ZZ - X, R = y·ZZZ - Y, PP = P^2, PPP = P·PP, Q = X·PP,
 // X3 = R^2 - PPP - 2Q, Y3 = R(Q - X3) - Y·PPP, ZZ3 = ZZ·PP, ZZZ3 = ZZZ·PPP.
 // P = 0 means equal x: doubling if R = 0 too, else p = -(x, y) and the sum is infinity.
-__device__ __noinline__ void xyzz_add_affine(xyzz_t& p, const fp_t& x, const fp_t& y) {
+__device__ __forceinline__ void xyzz_add_affine_inl(xyzz_t& p, const fp_t& x, const fp_t& y) {
   if (xyzz_is_inf(p)) {
     p.X = x; p.Y = y; p.ZZ = fp_one(); p.ZZZ = fp_one();
     return;
@@ -63,7 +67,7 @@ __device__ __noinline__ void xyzz_add_affine(xyzz_t& p, const fp_t& x, const fp_
   fp_t P = fp_sub(fp_mul(x, p.ZZ), p.X);
   fp_t R = fp_sub(fp_mul(y, p.ZZZ), p.Y);
   if (fp_is_zero(P)) {
-    if (fp_is_zero(R)) xyzz_set_dbl_affine(p, x, y);
+    if (fp_is_zero(R)) xyzz_dbl_affine_ni(p, x, y);
     else xyzz_set_inf(p);
     return;
   }
@@ -75,6 +79,11 @@ __device__ __noinline__ void xyzz_add_affine(xyzz_t& p, const fp_t& x, const fp_
   p.X = X3;
   p.ZZ = fp_mul(p.ZZ, PP);
   p.ZZZ = fp_mul(p.ZZZ, PPP);
+}
+
+// The same as a call (smaller code, the accumulator goes through local memory).
+__device__ __noinline__ void xyzz_add_affine(xyzz_t& p, const fp_t& x, const fp_t& y) {
+  xyzz_add_affine_inl(p, x, y);
 }
 
 // p += q, both XYZZ. add-2008-s:
@@ -106,10 +115,13 @@ __device__ __noinline__ void xyzz_add(xyzz_t& p, const xyzz_t& q) {
 }
 
 // p += ±a for an affine point that may be infinity (SRS entries never are; tests use it).
+// INL: the addition inlined into the caller (accumulator in registers).
+template <bool INL = false>
 __device__ __forceinline__ void xyzz_add_affine_signed(xyzz_t& p, const affine_t& a, bool neg) {
   if (affine_is_inf(a)) return;
-  if (neg) xyzz_add_affine(p, a.x, fp_neg(a.y));
-  else xyzz_add_affine(p, a.x, a.y);
+  const fp_t y = neg ? fp_neg(a.y) : a.y;
+  if (INL) xyzz_add_affine_inl(p, a.x, y);
+  else xyzz_add_affine(p, a.x, y);
 }
 
 // p = k·p for a small non-negative k (double-and-add from the top bit).

@@ -120,9 +120,10 @@ __device__ __forceinline__ u32 find_bucket(const u32* off, u32 B, u32 pos) {
   return lo;
 }
 
-extern "C" __global__ void msm_accumulate(const u32* sorted, const u32* off, u32 B, u32 S,
-                                          const affine_t* bases, xyzz_t* buckets,
-                                          Partial* head, Partial* tail) {
+template <bool INL>
+__device__ __forceinline__ void accumulate(const u32* sorted, const u32* off, u32 B, u32 S,
+                                           const affine_t* bases, xyzz_t* buckets,
+                                           Partial* head, Partial* tail) {
   const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
   const u32 total = off[B];
   const u32 start = t * S;
@@ -139,13 +140,26 @@ extern "C" __global__ void msm_accumulate(const u32* sorted, const u32* off, u32
     xyzz_set_inf(acc);
     for (u32 q = pos; q < run_end; q++) {
       const u32 e = sorted[q];
-      xyzz_add_affine_signed(acc, ld_affine(bases + (e & 0x7fffffffu)), e >> 31);
+      xyzz_add_affine_signed<INL>(acc, ld_affine(bases + (e & 0x7fffffffu)), e >> 31);
     }
     if (pos == off[b] && run_end == off[b + 1]) buckets[b] = acc;
     else if (pos == start) { head[t].bucket = b; head[t].p = acc; }
     else { tail[t].bucket = b; tail[t].p = acc; }
     pos = run_end;
   }
+}
+
+// Two builds of the same loop: the addition called (small code) or inlined (accumulator in
+// registers); the host picks one (CUZK_MSM_INLINE), measured in docs/perf.md.
+extern "C" __global__ void msm_accumulate(const u32* sorted, const u32* off, u32 B, u32 S,
+                                          const affine_t* bases, xyzz_t* buckets,
+                                          Partial* head, Partial* tail) {
+  accumulate<false>(sorted, off, B, S, bases, buckets, head, tail);
+}
+extern "C" __global__ void msm_accumulate_inl(const u32* sorted, const u32* off, u32 B, u32 S,
+                                              const affine_t* bases, xyzz_t* buckets,
+                                              Partial* head, Partial* tail) {
+  accumulate<true>(sorted, off, B, S, bases, buckets, head, tail);
 }
 
 extern "C" __global__ void msm_fixup(const u32* off, u32 B, u32 S, xyzz_t* buckets,
@@ -216,6 +230,6 @@ extern "C" __global__ void batch_add(const affine_t* bases, const u32* idx, u32 
   const u32 hi = min(n, lo + S);
   xyzz_t acc;
   xyzz_set_inf(acc);
-  for (u32 i = lo; i < hi; i++) xyzz_add_affine_signed(acc, ld_affine(bases + (idx ? idx[i] : i)), false);
+  for (u32 i = lo; i < hi; i++) xyzz_add_affine_signed<true>(acc, ld_affine(bases + (idx ? idx[i] : i)), false);
   out[t] = acc;
 }

@@ -12,6 +12,7 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use blstrs::{Fp, G1Affine, G1Projective, Scalar as Fr};
+use cuzk_kernels::cuda::msm;
 use cuzk_kernels::cuda::synthetic::{self, ScalarMix, SyntheticPartition};
 use cuzk_kernels::cuda::{BaseSet, GpuError, GpuProver};
 use cuzk_kernels::groth16::quotient_in_place;
@@ -386,7 +387,8 @@ fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
     );
     let t_part = ms(t.elapsed());
     let counts = part.base_counts;
-    let (mut gpu, t_srs) = GpuProver::new_synthetic(0, 27, part.scalars.len(), counts, seed)?;
+    let (mut gpu, t_srs) =
+        GpuProver::new_synthetic(0, 27, part.scalars.len().max(1 << 27), counts, seed)?;
     println!("device: {}", gpu.describe());
     rep.row(
         "synthetic 32GiB partition (host)",
@@ -437,7 +439,7 @@ fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
     }
     let s = rand_scalars(1 << 27, seed ^ 77);
     for log in [20u32, 22, 24, 26, 27] {
-        let n = 1usize << log;
+        let n = (1usize << log).min(counts[0]); // 2^27 − 1 at the top: the H vector's size
         let mut best = f64::MAX;
         for _ in 0..2 {
             best = best.min(ms(gpu.msm_dense(BaseSet::H, &s[..n])?.1));
@@ -449,6 +451,23 @@ fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
             0.0,
             "",
         );
+    }
+    if std::env::var_os("CUZK_MSM_PROFILE").is_some() {
+        for inline in [false, true] {
+            msm::set_inline_accumulate(inline);
+            let t = ms(gpu.msm_dense(BaseSet::H, &s[..1 << 26])?.1);
+            msm::take_profile();
+            gpu.msm_dense(BaseSet::H, &s[..1 << 26])?;
+            let p = msm::take_profile();
+            let note: Vec<String> = msm::PHASES
+                .iter()
+                .zip(p)
+                .map(|(n, t)| format!("{n} {:.1}", t * 1e3))
+                .collect();
+            let what = format!("MSM 2^26 inline={inline} (phases synced, ms)");
+            rep.row(&what, None, t, 0.0, &note.join(" "));
+        }
+        msm::set_inline_accumulate(std::env::var("CUZK_MSM_INLINE").as_deref() == Ok("1"));
     }
     drop(s);
     for run in 0..2 {

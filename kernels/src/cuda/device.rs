@@ -20,6 +20,7 @@ pub(crate) struct Kernels {
     pub msm_scan: sys::CUfunction,
     pub msm_scatter: sys::CUfunction,
     pub msm_accumulate: sys::CUfunction,
+    pub msm_accumulate_inl: sys::CUfunction,
     pub msm_fixup: sys::CUfunction,
     pub msm_bucket_reduce: sys::CUfunction,
     pub xyzz_reduce: sys::CUfunction,
@@ -92,6 +93,7 @@ pub(crate) fn open(ordinal: usize) -> Result<Device, GpuError> {
         msm_scan: f("msm_scan")?,
         msm_scatter: f("msm_scatter")?,
         msm_accumulate: f("msm_accumulate")?,
+        msm_accumulate_inl: f("msm_accumulate_inl")?,
         msm_fixup: f("msm_fixup")?,
         msm_bucket_reduce: f("msm_bucket_reduce")?,
         xyzz_reduce: f("xyzz_reduce")?,
@@ -156,6 +158,7 @@ impl Device {
     }
 
     /// Launches `f` on `stream` with the given argument pointers.
+    #[allow(clippy::too_many_arguments)]
     ///
     /// # Safety
     /// `args` must point at values whose types and order match the kernel's parameters, and

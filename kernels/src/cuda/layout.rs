@@ -9,14 +9,8 @@ use crate::msm::scalars::Limbs;
 
 /// An XYZZ point as the kernels write it: X, Y, ZZ, ZZZ, each 12 u32 limbs (Montgomery).
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 pub struct Xyzz(pub [[u64; 6]; 4]);
-
-impl Default for Xyzz {
-    fn default() -> Self {
-        Xyzz([[0; 6]; 4])
-    }
-}
 
 pub const XYZZ_BYTES: usize = 192;
 pub const AFFINE_BYTES: usize = 96;

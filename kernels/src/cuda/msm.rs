@@ -77,6 +77,33 @@ impl Windows {
         }
     }
 
+    /// The signed digits the `msm_digits` kernel computes for `s` (a CPU model of it, for
+    /// tests): d_w = window w of (s + K) − 2^{c−1}, so s = Σ_w d_w·2^{w·c}.
+    pub fn digits(&self, s: &crate::msm::scalars::Limbs) -> Vec<i64> {
+        let mut t = [0u32; 9];
+        let mut carry = 0u64;
+        for (i, ti) in t.iter_mut().enumerate() {
+            let limb = if i < 8 {
+                (s[i / 2] >> (32 * (i % 2))) as u32
+            } else {
+                0
+            };
+            let v = limb as u64 + self.k[i] as u64 + carry;
+            *ti = v as u32;
+            carry = v >> 32;
+        }
+        (0..self.windows)
+            .map(|w| {
+                let bit = w * self.c;
+                let (limb, sh) = ((bit / 32) as usize, bit % 32);
+                let lo = t[limb] as u64;
+                let hi = if limb + 1 < 9 { t[limb + 1] as u64 } else { 0 };
+                let raw = ((lo | hi << 32) >> sh) & ((1u64 << self.c) - 1);
+                raw as i64 - (1i64 << (self.c - 1))
+            })
+            .collect()
+    }
+
     /// c minimizing W·(10·m + 14·2^c) (mixed additions into buckets, then two full
     /// additions per bucket in the reduction).
     pub fn for_terms(m: usize) -> Windows {
@@ -153,6 +180,61 @@ struct DigitParams {
     k: [u32; 9],
 }
 
+static INLINE_ADD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Chooses the bucket-accumulation build: the point addition inlined (accumulator in
+/// registers) or called. Process-wide; the default is `CUZK_MSM_INLINE=1` or called.
+pub fn set_inline_accumulate(on: bool) {
+    INLINE_ADD.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn inline_accumulate() -> bool {
+    static ENV: std::sync::Once = std::sync::Once::new();
+    ENV.call_once(|| {
+        if std::env::var("CUZK_MSM_INLINE").as_deref() == Ok("1") {
+            set_inline_accumulate(true);
+        }
+    });
+    INLINE_ADD.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Phases of [`enqueue_msm`]: digits + scan, scatter, accumulate, fixup, bucket reduction.
+pub const PHASES: [&str; 5] = ["digits", "scatter", "accumulate", "fixup", "reduce"];
+
+/// Seconds spent per phase since the last [`take_profile`], when `CUZK_MSM_PROFILE` is set
+/// (each phase then waits for the stream: for measurement only, never in production).
+static PROFILE: std::sync::Mutex<[f64; 5]> = std::sync::Mutex::new([0.0; 5]);
+
+fn profiling() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("CUZK_MSM_PROFILE").is_some())
+}
+
+/// Per-phase seconds gathered so far (and reset).
+pub fn take_profile() -> [f64; 5] {
+    std::mem::take(&mut *PROFILE.lock().unwrap())
+}
+
+struct Phase(Option<std::time::Instant>);
+
+impl Phase {
+    fn start(dev: &Device) -> Result<Self, GpuError> {
+        if !profiling() {
+            return Ok(Phase(None));
+        }
+        dev.sync(dev.compute)?;
+        Ok(Phase(Some(std::time::Instant::now())))
+    }
+    fn end(&mut self, dev: &Device, i: usize) -> Result<(), GpuError> {
+        if let Some(t) = self.0 {
+            dev.sync(dev.compute)?;
+            PROFILE.lock().unwrap()[i] += t.elapsed().as_secs_f64();
+            self.0 = Some(std::time::Instant::now());
+        }
+        Ok(())
+    }
+}
+
 fn grid(n: usize, block: u32) -> u32 {
     n.div_ceil(block as usize) as u32
 }
@@ -196,6 +278,7 @@ pub(crate) fn enqueue_msm(
         windows: win.windows,
         k: win.k,
     };
+    let mut ph = Phase::start(dev)?;
     // SAFETY (all launches below): arguments match the kernels' parameter lists in msm.cu;
     // buffers are carved for max_terms (checked above) and MAX_WB buckets.
     unsafe {
@@ -218,6 +301,7 @@ pub(crate) fn enqueue_msm(
             s,
             &mut args![w.counts.ptr, w.offsets.ptr, w.cursor.ptr, b32],
         )?;
+        ph.end(dev, 0)?;
         let acc_s = m.div_ceil(TARGET_THREADS).max(16) as u32;
         let acc_threads = m.div_ceil(acc_s as usize);
         let (m32, c32) = (m as u32, win.c);
@@ -235,9 +319,14 @@ pub(crate) fn enqueue_msm(
                 s,
                 &mut args![digits, terms, cursor, w.sorted.ptr, m32, c32],
             )?;
+            ph.end(dev, 1)?;
             dev.launch(
                 "msm accumulate",
-                dev.k.msm_accumulate,
+                if inline_accumulate() {
+                    dev.k.msm_accumulate_inl
+                } else {
+                    dev.k.msm_accumulate
+                },
                 grid(acc_threads, 128),
                 128,
                 0,
@@ -253,6 +342,7 @@ pub(crate) fn enqueue_msm(
                     w.tail.ptr
                 ],
             )?;
+            ph.end(dev, 2)?;
             dev.launch(
                 "msm fixup",
                 dev.k.msm_fixup,
@@ -262,6 +352,7 @@ pub(crate) fn enqueue_msm(
                 s,
                 &mut args![off, b32, acc_s, buckets, w.head.ptr, w.tail.ptr],
             )?;
+            ph.end(dev, 3)?;
         }
         // Bucket reduction: about 64K threads, chunks of q buckets.
         let q = (nw * nb).div_ceil(1 << 16).next_power_of_two().min(nb);
@@ -287,6 +378,7 @@ pub(crate) fn enqueue_msm(
             s,
             &mut args![w.chunk_res.ptr, n32, per, out],
         )?;
+        ph.end(dev, 4)?;
     }
     Ok(win)
 }

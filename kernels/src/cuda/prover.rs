@@ -62,6 +62,9 @@ pub enum BaseSet {
     BG1 = 3,
 }
 
+/// What [`GpuProver::layer_check`] returns: Fr products, Fp products, G1 sums.
+pub type LayerOutputs = (Vec<Fr>, Vec<blstrs::Fp>, Vec<G1Projective>);
+
 /// Slots of the result region: per MSM (H, L, A, B_G1), W window sums then the ones sum.
 const SLOT: usize = MAX_WINDOWS + 1;
 
@@ -548,7 +551,7 @@ impl GpuProver {
         fr: (&[Fr], &[Fr]),
         fp: (&[blstrs::Fp], &[blstrs::Fp]),
         g1: (&[G1Affine], &[G1Affine]),
-    ) -> Result<(Vec<Fr>, Vec<blstrs::Fp>, Vec<G1Projective>), GpuError> {
+    ) -> Result<LayerOutputs, GpuError> {
         use super::error::Step;
         self.dev.ctx.bind_to_thread().step("bind context")?;
         let d = &self.dev;
