@@ -150,13 +150,14 @@ __device__ __forceinline__ void accumulate(const u32* sorted, const u32* off, u3
 }
 
 // Two builds of the same loop: the addition called (small code) or inlined (accumulator in
-// registers); the host picks one (CUZK_MSM_INLINE), measured in docs/perf.md.
+// registers, capped at 128 registers for 16 warps per SM); the host picks one
+// (CUZK_MSM_INLINE), measured in docs/perf.md.
 extern "C" __global__ void msm_accumulate(const u32* sorted, const u32* off, u32 B, u32 S,
                                           const affine_t* bases, xyzz_t* buckets,
                                           Partial* head, Partial* tail) {
   accumulate<false>(sorted, off, B, S, bases, buckets, head, tail);
 }
-extern "C" __global__ void msm_accumulate_inl(const u32* sorted, const u32* off, u32 B, u32 S,
+extern "C" __global__ void __launch_bounds__(128, 4) msm_accumulate_inl(const u32* sorted, const u32* off, u32 B, u32 S,
                                               const affine_t* bases, xyzz_t* buckets,
                                               Partial* head, Partial* tail) {
   accumulate<true>(sorted, off, B, S, bases, buckets, head, tail);

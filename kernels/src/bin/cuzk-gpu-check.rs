@@ -412,6 +412,44 @@ fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
         0.0,
         &format!("{counts:?}"),
     );
+    // Page-lock what prove() uploads, as the gpu stage does with the slot arena.
+    let t = Instant::now();
+    let mut pinned = 0usize;
+    {
+        let mut reg = |ptr: *const u8, len: usize| {
+            // SAFETY: the buffers belong to `part`, which outlives `gpu` (dropped first at
+            // the end of this function) and is never reallocated.
+            match unsafe { gpu.register_host(ptr as *mut u8, len) } {
+                Ok(()) => pinned += len,
+                Err(e) => println!("register_host: {e}"),
+            }
+        };
+        for v in [&part.a, &part.b, &part.c] {
+            reg(v.as_ptr() as *const u8, std::mem::size_of_val(&v[..]));
+        }
+        reg(
+            part.scalars.as_ptr() as *const u8,
+            std::mem::size_of_val(&part.scalars[..]),
+        );
+        for p in [&part.l, &part.a_plan, &part.b_plan] {
+            reg(
+                p.terms.as_ptr() as *const u8,
+                std::mem::size_of_val(&p.terms[..]),
+            );
+            reg(
+                p.ones.as_ptr() as *const u8,
+                std::mem::size_of_val(&p.ones[..]),
+            );
+        }
+    }
+    let gib = pinned as f64 / (1u64 << 30) as f64;
+    rep.row(
+        "register_host (page-lock partition)",
+        None,
+        0.0,
+        ms(t.elapsed()),
+        &format!("{gib:.1} GiB"),
+    );
     // Spot-check synthetic points are on the curve.
     let pts = gpu.download_bases(BaseSet::BG1, 1024)?;
     let on = pts

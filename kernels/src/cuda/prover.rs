@@ -234,6 +234,13 @@ impl GpuProver {
     pub unsafe fn register_host(&mut self, ptr: *mut u8, len: usize) -> Result<(), GpuError> {
         use super::error::Step;
         self.dev.ctx.bind_to_thread().step("bind context")?;
+        // Whole pages: the range widens to page boundaries (pages holding mapped bytes are
+        // mapped), so heap buffers that are not page-aligned register too. Ranges sharing a
+        // page with an earlier registration fail (CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED).
+        const PAGE: usize = 4096;
+        let start = ptr as usize & !(PAGE - 1);
+        let len = (ptr as usize + len).next_multiple_of(PAGE) - start;
+        let ptr = start as *mut u8;
         // SAFETY: the caller's contract; PORTABLE so any context may use it.
         unsafe {
             cudarc::driver::sys::cuMemHostRegister_v2(
@@ -261,29 +268,20 @@ impl GpuProver {
         let (cs, ks) = (d.copy, d.compute);
         let [e_up0, e_a, e_b, e_c, e_rest, e_k0, e_ntt, e_h, e_l, e_a2, e_b2] = &self.ev;
 
-        // Uploads on the copy stream, each followed by an event the compute stream waits on.
+        // Uploads go on the copy stream, each followed by an event the compute stream waits
+        // on, and are enqueued in the order compute needs them: a copy from memory that is
+        // not page-locked blocks this thread while it stages, so the NTTs of `a` are already
+        // queued while `b` is copied, and the scalars and plans copy under the H-MSM.
         e_up0.record(cs)?;
-        d.upload(self.abc[0].ptr, self.abc[0].bytes, p.a, cs)?;
-        e_a.record(cs)?;
-        d.upload(self.abc[1].ptr, self.abc[1].bytes, p.b, cs)?;
-        e_b.record(cs)?;
-        d.upload(self.abc[2].ptr, self.abc[2].bytes, p.c, cs)?;
-        e_c.record(cs)?;
-        d.upload(self.scalars.ptr, self.scalars.bytes, p.scalars, cs)?;
-        let mut plan_ptrs = [(0, 0, 0, 0); 3];
-        for (i, plan) in [p.l, p.a_plan, p.b_plan].iter().enumerate() {
-            let buf = self.plans[i];
-            let ones_at = plan.terms.len() * 8;
-            d.upload(buf.ptr, buf.bytes, plan.terms, cs)?;
-            d.upload(buf.at(ones_at), buf.bytes - ones_at, plan.ones, cs)?;
-            plan_ptrs[i] = (buf.ptr, plan.terms.len(), buf.at(ones_at), plan.ones.len());
-        }
-        e_rest.record(cs)?;
-
-        // H = (A·B − C)/Z: each input's two transforms start once it has landed.
         e_k0.record(ks)?;
         let [a, b, c, s] = self.abc.map(|x| x.ptr);
-        for (x, ev) in [(a, e_a), (b, e_b), (c, e_c)] {
+        for (i, (x, v, ev)) in [(a, p.a, e_a), (b, p.b, e_b), (c, p.c, e_c)]
+            .into_iter()
+            .enumerate()
+        {
+            d.upload(x, self.abc[i].bytes, v, cs)?;
+            ev.record(cs)?;
+            // H = (A·B − C)/Z: each input's two transforms start once it has landed.
             ev.wait_on(ks)?;
             let r = ntt::transform(d, &self.tables, log_n, x, s, true, ntt::Pre::None, None)?;
             let o = if r == x { s } else { x };
@@ -305,6 +303,16 @@ impl GpuProver {
         let win_h = msm::enqueue_msm(d, &self.work, self.bases[0].ptr, 0, n - 1, h, slot(0))?;
         d.memset(slot(0) + (MAX_WINDOWS * XYZZ_BYTES) as u64, XYZZ_BYTES, ks)?;
         e_h.record(ks)?;
+        d.upload(self.scalars.ptr, self.scalars.bytes, p.scalars, cs)?;
+        let mut plan_ptrs = [(0, 0, 0, 0); 3];
+        for (i, plan) in [p.l, p.a_plan, p.b_plan].iter().enumerate() {
+            let buf = self.plans[i];
+            let ones_at = plan.terms.len() * 8;
+            d.upload(buf.ptr, buf.bytes, plan.terms, cs)?;
+            d.upload(buf.at(ones_at), buf.bytes - ones_at, plan.ones, cs)?;
+            plan_ptrs[i] = (buf.ptr, plan.terms.len(), buf.at(ones_at), plan.ones.len());
+        }
+        e_rest.record(cs)?;
         e_rest.wait_on(ks)?;
         let mut wins = [win_h; 4];
         for (i, &(terms, nt, ones, no)) in plan_ptrs.iter().enumerate() {
