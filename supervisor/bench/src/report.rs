@@ -85,6 +85,8 @@ pub fn render(a: &Analysis) -> String {
         100.0 * o.all_busy_fraction,
         o.unfinished
     );
+    let tenths: Vec<String> = o.by_tenth.iter().map(|b| format!("{b:.1}")).collect();
+    let _ = writeln!(w, "  busy slots by tenth of the span: {}", tenths.join(" "));
     let t = &a.jobs.throughput;
     let _ = writeln!(
         w,

@@ -60,7 +60,7 @@ pub fn run(args: &TimelineArgs) -> Result<()> {
             .clone()
             .unwrap_or_else(|| default_svg_path(&args.log));
         let title = format!("cuzk timeline: {}", args.log.display());
-        let (w, h, rows) = waterfall::write_svg(&paired, &out, &title)?;
+        let (w, h, rows) = waterfall::write_svg(&paired, Some(&analysis.slots), &out, &title)?;
         Some((out, w, h, rows))
     };
     if args.json {

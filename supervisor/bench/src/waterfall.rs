@@ -1,6 +1,6 @@
 //! The waterfall picture: one row per partition (job, partition), stages as coloured bars
 //! along time, waits as thin grey bars; above them one row per GPU process with its busy
-//! time, so idle gaps show as holes. SVG (plotters), which carries its text as text: no
+//! time, so idle gaps show as holes, and on top the slots in use (bar height = busy share). SVG (plotters), which carries its text as text: no
 //! font files are needed to draw it.
 //!
 //! An interrupted interval (no end seen) is drawn as an outline; a returned one (the stage
@@ -13,6 +13,7 @@ use anyhow::{anyhow, Result};
 use plotters::prelude::*;
 
 use crate::analysis::busy::busy_spans;
+use crate::analysis::occupancy::SlotOccupancy;
 use crate::analysis::pairing::{Ending, Paired, Phase, Stage};
 
 pub const WIDTH: u32 = 1400;
@@ -33,11 +34,19 @@ pub fn stage_colour(stage: Stage) -> RGBColor {
 }
 
 const WAIT_COLOUR: RGBColor = RGBColor(190, 190, 190);
+const SLOTS_COLOUR: RGBColor = RGBColor(90, 90, 90);
 
 /// A row of the picture and what is drawn in it.
 struct Row {
     label: String,
     bars: Vec<Bar>,
+}
+
+/// Drawn as a bar of `fraction` of the row's height.
+struct Level {
+    start_s: f64,
+    end_s: f64,
+    fraction: f64,
 }
 
 struct Bar {
@@ -55,12 +64,40 @@ pub fn height_for(rows: usize) -> u32 {
     LEGEND_H + 90 + rows.max(1) as u32 * row_px
 }
 
-/// Writes the waterfall of `paired` to `out` (SVG). Returns (width, height, rows).
-pub fn write_svg(paired: &Paired, out: &Path, title: &str) -> Result<(u32, u32, usize)> {
-    let rows = rows(paired);
+/// Writes the waterfall of `paired` to `out` (SVG), with a slot row when `slots` is given.
+/// Returns (width, height, rows).
+pub fn write_svg(
+    paired: &Paired,
+    slots: Option<&SlotOccupancy>,
+    out: &Path,
+    title: &str,
+) -> Result<(u32, u32, usize)> {
+    let mut rows = rows(paired);
+    let levels = slots.filter(|o| o.slots > 0).map(|o| {
+        let span_s = (paired.last_ns - paired.first_ns) as f64 / 1e9;
+        let levels: Vec<Level> = o
+            .series
+            .iter()
+            .enumerate()
+            .map(|(i, &(t, busy))| Level {
+                start_s: t,
+                end_s: o.series.get(i + 1).map_or(span_s, |n| n.0),
+                fraction: (busy as f64 / o.slots as f64).min(1.0),
+            })
+            .collect();
+        rows.insert(
+            0,
+            Row {
+                label: format!("slots busy (of {})", o.slots),
+                bars: Vec::new(),
+            },
+        );
+        levels
+    });
     let size = (WIDTH, height_for(rows.len()));
     let root = SVGBackend::new(out, size).into_drawing_area();
-    draw(&root, &rows, paired, title).map_err(|e| anyhow!("drawing {}: {e}", out.display()))?;
+    draw(&root, &rows, levels.as_deref(), paired, title)
+        .map_err(|e| anyhow!("drawing {}: {e}", out.display()))?;
     root.present()
         .map_err(|e| anyhow!("writing {}: {e}", out.display()))?;
     Ok((size.0, size.1, rows.len()))
@@ -128,6 +165,7 @@ type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 fn draw(
     root: &Area,
     rows: &[Row],
+    levels: Option<&[Level]>,
     p: &Paired,
     title: &str,
 ) -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
@@ -161,6 +199,14 @@ fn draw(
         })
         .label_style(("sans-serif", 11))
         .draw()?;
+    // The slot row is row 0 when present: bars grow up from the row's bottom edge.
+    for l in levels.unwrap_or_default() {
+        let corners = [(l.start_s, 0.4 - 0.8 * l.fraction), (l.end_s, 0.4)];
+        chart.draw_series(std::iter::once(Rectangle::new(
+            corners,
+            SLOTS_COLOUR.filled(),
+        )))?;
+    }
     for (row, r) in rows.iter().enumerate() {
         let y = row as f64;
         for b in &r.bars {

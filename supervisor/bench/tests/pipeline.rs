@@ -207,8 +207,8 @@ fn batch_of_two_through_cuzk_run() {
     }
     assert!(a.bottleneck.stage.is_some());
     let svg = dir.path().join("w.svg");
-    let (_, _, rows) = waterfall::write_svg(&paired, &svg, "e2e").unwrap();
-    assert_eq!(rows, 1 + 2, "one GPU process, two partitions");
+    let (_, _, rows) = waterfall::write_svg(&paired, Some(&a.slots), &svg, "e2e").unwrap();
+    assert_eq!(rows, 1 + 1 + 2, "slots, one GPU process, two partitions");
     roxmltree::Document::parse(&std::fs::read_to_string(&svg).unwrap()).unwrap();
 
     timeline_overhead(

@@ -380,3 +380,17 @@ fn an_end_written_after_the_hand_off_is_counted_not_left_waiting() {
         1
     );
 }
+
+#[test]
+fn process_start_and_exit_lie_outside_the_span() {
+    // A supervisor started 10 s before the first job and stopped 20 s after the last: the
+    // idle time around the jobs is not pipeline time.
+    let mut log = two_jobs();
+    log.push(-10_000.0, "STAGE_START", "gpu", 40);
+    log.push(20_585.0, "STAGE_EXIT", "gpu", 41);
+    let (a, _) = analyze(&log.events, 0, &Options::default());
+    assert_close(a.span_s, 0.585);
+    assert_close(a.gpus[0].busy_fraction, 150.0 / 585.0);
+    assert_close(a.slots.mean_busy, 840.0 / 585.0);
+    assert_eq!(a.bottleneck.stage, Some(Stage::Synthesis));
+}

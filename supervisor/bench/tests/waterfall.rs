@@ -23,13 +23,13 @@ fn pipeline() -> Pipeline {
 #[test]
 fn waterfall_svg_has_the_size_bars_labels_and_legend() {
     let log = pipeline().run();
-    let (_, paired) = analyze(&log.events, 0, &Options::default());
+    let (a, paired) = analyze(&log.events, 0, &Options::default());
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("w.svg");
-    let (w, h, rows) = waterfall::write_svg(&paired, &out, "test").unwrap();
-    // 6 partitions + 1 GPU process.
-    assert_eq!(rows, 7);
-    assert_eq!((w, h), (waterfall::WIDTH, waterfall::height_for(7)));
+    let (w, h, rows) = waterfall::write_svg(&paired, Some(&a.slots), &out, "test").unwrap();
+    // The slot row, 1 GPU process, 6 partitions.
+    assert_eq!(rows, 8);
+    assert_eq!((w, h), (waterfall::WIDTH, waterfall::height_for(8)));
 
     let text = std::fs::read_to_string(&out).unwrap();
     let doc = roxmltree::Document::parse(&text).expect("the waterfall is well-formed SVG");
@@ -71,6 +71,16 @@ fn waterfall_svg_has_the_size_bars_labels_and_legend() {
         assert!(texts.contains(&label), "{label:?} missing from {texts:?}");
     }
     assert!(texts.iter().any(|t| t.starts_with("GPU pid")));
+    assert!(texts.contains(&"slots busy (of 4)"), "{texts:?}");
+    let slot_bars = rects
+        .iter()
+        .filter(|r| r.attribute("fill") == Some("#5A5A5A"))
+        .count();
+    assert_eq!(
+        slot_bars,
+        a.slots.series.len(),
+        "a slot bar per change of occupancy"
+    );
 }
 
 #[test]

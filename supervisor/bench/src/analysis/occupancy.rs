@@ -22,6 +22,32 @@ pub struct SlotOccupancy {
     pub unfinished: usize,
     /// Busy slots from each change on: (seconds from the first event, busy slots).
     pub series: Vec<(f64, usize)>,
+    /// Mean busy slots in each tenth of the span, in order: the shape of the run (fill,
+    /// steady state, drain) at a glance.
+    pub by_tenth: Vec<f64>,
+}
+
+/// Time-weighted mean of the step function `series` (value held from each point on, 0
+/// before the first) over each of `parts` equal parts of `[0, span_s]`.
+pub fn mean_by_part(series: &[(f64, usize)], span_s: f64, parts: usize) -> Vec<f64> {
+    if span_s <= 0.0 {
+        return vec![0.0; parts];
+    }
+    let width = span_s / parts as f64;
+    (0..parts)
+        .map(|i| {
+            let (lo, hi) = (i as f64 * width, (i + 1) as f64 * width);
+            let mut area = 0.0;
+            for (k, &(t, busy)) in series.iter().enumerate() {
+                let next = series.get(k + 1).map_or(span_s, |s| s.0);
+                let overlap = next.min(hi) - t.max(lo);
+                if overlap > 0.0 {
+                    area += overlap * busy as f64;
+                }
+            }
+            area / width
+        })
+        .collect()
 }
 
 /// What the log says about one partition's hold on its slot.
@@ -40,8 +66,7 @@ struct Hold {
 /// otherwise until the end of the log (counted unfinished). A SLOT_RETURNED followed by more
 /// work (recovery put the slot back one state) does not end the hold.
 pub fn occupancy(events: &[&TimelineEvent], slots: Option<usize>) -> SlotOccupancy {
-    let first = events.first().map_or(0, |e| e.mono_ns);
-    let last = events.last().map_or(0, |e| e.mono_ns);
+    let (first, last) = super::pairing::span_of(events);
     let mut seen = BTreeSet::new();
     let mut holds: HashMap<(Option<u64>, Option<u32>), Hold> = HashMap::new();
     for e in events {
@@ -96,12 +121,28 @@ pub fn occupancy(events: &[&TimelineEvent], slots: Option<usize>) -> SlotOccupan
     }
     // Every hold ends by `last`, so nothing is busy after the last change.
     let span = (last - first).max(1);
+    let by_tenth = mean_by_part(&series, (last - first) as f64 / 1e9, 10);
     SlotOccupancy {
+        by_tenth,
         slots,
         mean_busy: weighted as f64 / span as f64,
         max_busy,
         all_busy_fraction: full as f64 / span as f64,
         unfinished,
         series,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mean_by_part;
+
+    #[test]
+    fn mean_of_a_step_function_by_part() {
+        // 0 until 1 s, 2 until 3 s, 1 until 4 s.
+        let series = [(1.0, 2), (3.0, 1)];
+        assert_eq!(mean_by_part(&series, 4.0, 2), vec![1.0, 1.5]);
+        assert_eq!(mean_by_part(&series, 4.0, 4), vec![0.0, 2.0, 2.0, 1.0]);
+        assert_eq!(mean_by_part(&[], 0.0, 3), vec![0.0; 3]);
     }
 }

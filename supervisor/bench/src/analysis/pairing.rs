@@ -173,8 +173,8 @@ pub fn pair(events: &[TimelineEvent]) -> Paired {
     let mut events: Vec<&TimelineEvent> = events.iter().collect();
     events.sort_by_key(|e| e.mono_ns);
     let mut p = Paired {
-        first_ns: events.first().map_or(0, |e| e.mono_ns),
-        last_ns: events.last().map_or(0, |e| e.mono_ns),
+        first_ns: span_of(&events).0,
+        last_ns: span_of(&events).1,
         events: events.len(),
         ..Paired::default()
     };
@@ -300,8 +300,27 @@ pub fn pair(events: &[TimelineEvent]) -> Paired {
         p.intervals
             .push(interval(key, o, p.last_ns, Ending::Interrupted));
     }
+    // Work noticed lost at a process's exit after the last job event ends with the span.
+    for i in &mut p.intervals {
+        i.end_ns = i.end_ns.min(p.last_ns.max(i.start_ns));
+    }
     p.intervals.sort_by_key(|i| (i.start_ns, i.phase));
     p
+}
+
+/// The span the analysis covers: from the first to the last event about a job (claims,
+/// stage work, hand-offs, verification), in time order. Process start-up and shut-down
+/// (STAGE_START, STAGE_EXIT) lie outside it: a supervisor started long before the first job,
+/// or stopped long after the last, would otherwise count as idle pipeline time. A log with
+/// no job event spans all of its events.
+pub fn span_of(sorted: &[&TimelineEvent]) -> (u64, u64) {
+    let about_jobs = |e: &&&TimelineEvent| e.job.is_some();
+    let first = sorted.iter().find(about_jobs).or(sorted.first());
+    let last = sorted.iter().rev().find(about_jobs).or(sorted.last());
+    (
+        first.map_or(0, |e| e.mono_ns),
+        last.map_or(0, |e| e.mono_ns),
+    )
 }
 
 /// SLOT_RETURNED: from a stage, that stage gave its work back (returned); from the
