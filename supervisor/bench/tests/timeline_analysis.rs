@@ -394,3 +394,36 @@ fn process_start_and_exit_lie_outside_the_span() {
     assert_close(a.slots.mean_busy, 840.0 / 585.0);
     assert_eq!(a.bottleneck.stage, Some(Stage::Synthesis));
 }
+
+#[test]
+fn a_job_claimed_again_after_a_supervisor_restart() {
+    // The supervisor died mid-job (its synthesis with it); the next one requeued and
+    // claimed the job again, and it was proved from the start.
+    let mut log = Log::default();
+    log.job(0.0, "JOB_CLAIMED", "supervisor", 10, 4, "d.json");
+    log.at(1.0, "SYNTH_START", "synthesis", 20, (4, 0, 0));
+    log.job(100.0, "JOB_CLAIMED", "supervisor", 11, 4, "d.json");
+    log.partition(
+        4,
+        0,
+        0,
+        [110.0, 150.0, 150.0, 160.0, 160.0, 200.0, 200.0, 201.0],
+        [21, 31, 41, 51],
+    );
+    log.job(202.0, "JOB_DONE", "epilogue", 51, 4, "d.json");
+    let (a, _) = analyze(&log.events, 0, &Options::default());
+    let jobs = &a.jobs.jobs;
+    assert_eq!(jobs.len(), 2);
+    assert_eq!(
+        (jobs[0].outcome, jobs[0].wall_ms),
+        (JobOutcome::Unfinished, None)
+    );
+    assert_eq!(jobs[1].outcome, JobOutcome::Done);
+    assert_close(jobs[1].wall_ms.unwrap(), 102.0);
+    let synth = phase(&a, Phase::Work(Stage::Synthesis));
+    assert_eq!(
+        (synth.interrupted, synth.durations.as_ref().unwrap().count),
+        (1, 1)
+    );
+    assert_eq!(a.jobs.throughput.unfinished, 1);
+}

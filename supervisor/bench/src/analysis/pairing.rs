@@ -172,140 +172,208 @@ struct Open {
 pub fn pair(events: &[TimelineEvent]) -> Paired {
     let mut events: Vec<&TimelineEvent> = events.iter().collect();
     events.sort_by_key(|e| e.mono_ns);
-    let mut p = Paired {
-        first_ns: span_of(&events).0,
-        last_ns: span_of(&events).1,
-        events: events.len(),
-        ..Paired::default()
+    let (first_ns, last_ns) = span_of(&events);
+    let mut pairer = Pairer {
+        p: Paired {
+            first_ns,
+            last_ns,
+            events: events.len(),
+            ..Paired::default()
+        },
+        open: HashMap::new(),
+        jobs: HashMap::new(),
+        synth_started: HashSet::new(),
+        started: HashMap::new(),
     };
-    let mut open: HashMap<Key, Open> = HashMap::new();
-    let mut jobs: HashMap<u64, usize> = HashMap::new(); // job id -> index in p.jobs (open)
-    let mut synth_started: HashSet<(Option<u64>, Option<u32>)> = HashSet::new();
-    // The latest START of each stage's work per partition.
-    let mut started: HashMap<Key, u64> = HashMap::new();
     for e in events {
-        let life = p
+        pairer.event(e);
+    }
+    pairer.finish()
+}
+
+/// The state of one pass over the log.
+struct Pairer {
+    p: Paired,
+    open: HashMap<Key, Open>,
+    /// Job id -> index in `p.jobs`, while the job is open.
+    jobs: HashMap<u64, usize>,
+    /// Partitions whose first synthesis has been seen.
+    synth_started: HashSet<(Option<u64>, Option<u32>)>,
+    /// The latest START of each stage's work per partition.
+    started: HashMap<Key, u64>,
+}
+
+impl Pairer {
+    fn event(&mut self, e: &TimelineEvent) {
+        let life = self
+            .p
             .pid_lifetimes
             .entry((e.stage.clone(), e.pid))
             .or_insert((e.mono_ns, e.mono_ns));
         life.1 = e.mono_ns;
-        let at = |phase| (phase, e.job, e.partition);
         let name = e.event.as_str();
         if let Some(stage) = Stage::ALL.into_iter().find(|s| s.start_event() == name) {
-            // A second start of the same work: the first attempt was lost (process killed).
-            close(
-                &mut p,
-                &mut open,
-                at(Phase::Work(stage)),
-                e,
-                Ending::Interrupted,
-            );
-            if stage == Stage::Synthesis && synth_started.insert((e.job, e.partition)) {
-                // The first synthesis of a partition waited from its job's claim (for a
-                // slot and a synthesis process), not from a queue event.
-                let claimed = e
-                    .job
-                    .and_then(|j| jobs.get(&j))
-                    .map(|&i| p.jobs[i].claimed_ns);
-                if let Some(t) = claimed {
-                    open_at(&mut open, at(Phase::Wait(stage)), e, t);
-                }
-            }
-            close(
-                &mut p,
-                &mut open,
-                at(Phase::Wait(stage)),
-                e,
-                Ending::Complete,
-            );
-            open_at(&mut open, at(Phase::Work(stage)), e, e.mono_ns);
-            started.insert(at(Phase::Work(stage)), e.mono_ns);
+            self.start(stage, e);
         } else if let Some(stage) = Stage::ALL.into_iter().find(|s| s.end_event() == name) {
-            if !close(
-                &mut p,
-                &mut open,
-                at(Phase::Work(stage)),
-                e,
-                Ending::Complete,
-            ) {
-                p.orphan_ends += 1;
-            }
-            // What the partition waits for next.
-            let next = match stage {
-                Stage::Synthesis => Some(Stage::HostPrep),
-                Stage::HostPrep => None, // GPU_QUEUE opens the GPU wait
-                Stage::Gpu => Some(Stage::Epilogue),
-                Stage::Epilogue => None,
-            };
-            if let Some(next) = next {
-                open_wait(&mut p, &mut open, &started, e, stage, next);
-            }
+            self.end(stage, e);
         } else {
             match name {
-                names::GPU_QUEUE => {
-                    open_wait(&mut p, &mut open, &started, e, Stage::HostPrep, Stage::Gpu)
-                }
-                names::SLOT_RETURNED => slot_returned(&mut p, &mut open, e),
-                names::STAGE_EXIT if e.stage != "supervisor" => {
-                    // The process says it is leaving: whatever it holds open is lost.
-                    let keys: Vec<Key> = open
-                        .iter()
-                        .filter(|(k, o)| o.pid == e.pid && matches!(k.0, Phase::Work(_)))
-                        .map(|(k, _)| *k)
-                        .collect();
-                    for k in keys {
-                        close(&mut p, &mut open, k, e, Ending::Interrupted);
-                    }
-                }
-                names::JOB_CLAIMED => {
-                    if let Some(job) = e.job {
-                        if let Some(i) = jobs.remove(&job) {
-                            // Claimed again before it ended: a supervisor restart requeued it.
-                            p.jobs[i].end_ns = Some(e.mono_ns);
-                        }
-                        jobs.insert(job, p.jobs.len());
-                        p.jobs.push(JobRecord {
-                            job,
-                            name: e.job_name.clone(),
-                            claimed_ns: e.mono_ns,
-                            end_ns: None,
-                            outcome: JobOutcome::Unfinished,
-                            detail: None,
-                        });
-                    }
-                }
-                names::JOB_DONE | names::JOB_FAILED => {
-                    if let Some(i) = e.job.and_then(|j| jobs.remove(&j)) {
-                        let rec = &mut p.jobs[i];
-                        rec.end_ns = Some(e.mono_ns);
-                        rec.outcome = if name == names::JOB_DONE {
-                            JobOutcome::Done
-                        } else {
-                            JobOutcome::Failed
-                        };
-                        rec.detail = e.detail.clone();
-                        if rec.name.is_none() {
-                            rec.name = e.job_name.clone();
-                        }
-                    }
-                }
+                names::GPU_QUEUE => self.open_wait(e, Stage::HostPrep, Stage::Gpu),
+                names::SLOT_RETURNED => self.slot_returned(e),
+                names::STAGE_EXIT if e.stage != "supervisor" => self.process_exit(e),
+                names::JOB_CLAIMED => self.job_claimed(e),
+                names::JOB_DONE => self.job_ended(e, JobOutcome::Done),
+                names::JOB_FAILED => self.job_ended(e, JobOutcome::Failed),
                 _ => {}
             }
         }
     }
-    // What is still open when the log ends was cut off.
-    let mut left: Vec<(Key, Open)> = open.drain().collect();
-    left.sort_by_key(|(_, o)| o.start_ns);
-    for (key, o) in left {
-        p.intervals
-            .push(interval(key, o, p.last_ns, Ending::Interrupted));
+
+    fn start(&mut self, stage: Stage, e: &TimelineEvent) {
+        let at = |phase| (phase, e.job, e.partition);
+        // A second start of the same work: the first attempt was lost (process killed).
+        self.close(at(Phase::Work(stage)), e, Ending::Interrupted);
+        if stage == Stage::Synthesis && self.synth_started.insert((e.job, e.partition)) {
+            // The first synthesis of a partition waited from its job's claim (for a slot
+            // and a synthesis process), not from a queue event.
+            let claimed = e
+                .job
+                .and_then(|j| self.jobs.get(&j))
+                .map(|&i| self.p.jobs[i].claimed_ns);
+            if let Some(t) = claimed {
+                self.open_at(at(Phase::Wait(stage)), e, t);
+            }
+        }
+        self.close(at(Phase::Wait(stage)), e, Ending::Complete);
+        self.open_at(at(Phase::Work(stage)), e, e.mono_ns);
+        self.started.insert(at(Phase::Work(stage)), e.mono_ns);
     }
-    // Work noticed lost at a process's exit after the last job event ends with the span.
-    for i in &mut p.intervals {
-        i.end_ns = i.end_ns.min(p.last_ns.max(i.start_ns));
+
+    fn end(&mut self, stage: Stage, e: &TimelineEvent) {
+        if !self.close(
+            (Phase::Work(stage), e.job, e.partition),
+            e,
+            Ending::Complete,
+        ) {
+            self.p.orphan_ends += 1;
+        }
+        // What the partition waits for next (after host-prep, GPU_QUEUE opens the wait).
+        match stage {
+            Stage::Synthesis => self.open_wait(e, stage, Stage::HostPrep),
+            Stage::Gpu => self.open_wait(e, stage, Stage::Epilogue),
+            Stage::HostPrep | Stage::Epilogue => {}
+        }
     }
-    p.intervals.sort_by_key(|i| (i.start_ns, i.phase));
-    p
+
+    /// SLOT_RETURNED: from a stage, that stage gave its work back (returned); from the
+    /// supervisor (recovery after a crash), the work of whichever stage held it was lost.
+    /// Either way the partition is no longer waiting for anything.
+    fn slot_returned(&mut self, e: &TimelineEvent) {
+        let by_stage = Stage::from_name(&e.stage);
+        for stage in Stage::ALL {
+            let ending = match by_stage {
+                Some(s) if s == stage => Ending::Returned,
+                Some(_) => continue,
+                None => Ending::Interrupted,
+            };
+            self.close((Phase::Work(stage), e.job, e.partition), e, ending);
+        }
+        for stage in Stage::ALL {
+            self.open.remove(&(Phase::Wait(stage), e.job, e.partition));
+        }
+    }
+
+    /// The process says it is leaving: whatever work it holds open is lost.
+    fn process_exit(&mut self, e: &TimelineEvent) {
+        let keys: Vec<Key> = self
+            .open
+            .iter()
+            .filter(|(k, o)| o.pid == e.pid && matches!(k.0, Phase::Work(_)))
+            .map(|(k, _)| *k)
+            .collect();
+        for k in keys {
+            self.close(k, e, Ending::Interrupted);
+        }
+    }
+
+    fn job_claimed(&mut self, e: &TimelineEvent) {
+        let Some(job) = e.job else { return };
+        if let Some(i) = self.jobs.remove(&job) {
+            // Claimed again before it ended: a supervisor restart requeued it.
+            self.p.jobs[i].end_ns = Some(e.mono_ns);
+        }
+        self.jobs.insert(job, self.p.jobs.len());
+        self.p.jobs.push(JobRecord {
+            job,
+            name: e.job_name.clone(),
+            claimed_ns: e.mono_ns,
+            end_ns: None,
+            outcome: JobOutcome::Unfinished,
+            detail: None,
+        });
+    }
+
+    fn job_ended(&mut self, e: &TimelineEvent, outcome: JobOutcome) {
+        let Some(i) = e.job.and_then(|j| self.jobs.remove(&j)) else {
+            return;
+        };
+        let rec = &mut self.p.jobs[i];
+        rec.end_ns = Some(e.mono_ns);
+        rec.outcome = outcome;
+        rec.detail = e.detail.clone();
+        if rec.name.is_none() {
+            rec.name = e.job_name.clone();
+        }
+    }
+
+    /// Opens the partition's wait for `next` after `prev` finished, unless `next` already
+    /// started since `prev` did (the event was written after the hand-off: out of order).
+    fn open_wait(&mut self, e: &TimelineEvent, prev: Stage, next: Stage) {
+        let since = self.started.get(&(Phase::Work(prev), e.job, e.partition));
+        let next_started = self.started.get(&(Phase::Work(next), e.job, e.partition));
+        match (since, next_started) {
+            (Some(since), Some(next_at)) if next_at >= since => self.p.out_of_order += 1,
+            _ => self.open_at((Phase::Wait(next), e.job, e.partition), e, e.mono_ns),
+        }
+    }
+
+    fn open_at(&mut self, key: Key, e: &TimelineEvent, start_ns: u64) {
+        let open = Open {
+            slot: e.slot,
+            pid: e.pid,
+            start_ns,
+        };
+        self.open.insert(key, open);
+    }
+
+    /// Closes the open interval under `key` at `e`; false when none was open.
+    fn close(&mut self, key: Key, e: &TimelineEvent, ending: Ending) -> bool {
+        match self.open.remove(&key) {
+            Some(mut o) => {
+                o.slot = o.slot.or(e.slot);
+                self.p.intervals.push(interval(key, o, e.mono_ns, ending));
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn finish(mut self) -> Paired {
+        let p = &mut self.p;
+        // What is still open when the log ends was cut off.
+        let mut left: Vec<(Key, Open)> = self.open.drain().collect();
+        left.sort_by_key(|(_, o)| o.start_ns);
+        for (key, o) in left {
+            p.intervals
+                .push(interval(key, o, p.last_ns, Ending::Interrupted));
+        }
+        // Work noticed lost at a process's exit after the last job event ends with the span.
+        for i in &mut p.intervals {
+            i.end_ns = i.end_ns.min(p.last_ns.max(i.start_ns));
+        }
+        p.intervals.sort_by_key(|i| (i.start_ns, i.phase));
+        self.p
+    }
 }
 
 /// The span the analysis covers: from the first to the last event about a job (claims,
@@ -321,71 +389,6 @@ pub fn span_of(sorted: &[&TimelineEvent]) -> (u64, u64) {
         first.map_or(0, |e| e.mono_ns),
         last.map_or(0, |e| e.mono_ns),
     )
-}
-
-/// SLOT_RETURNED: from a stage, that stage gave its work back (returned); from the
-/// supervisor (recovery after a crash), the work of whichever stage held it was lost.
-/// Either way the partition is no longer waiting for anything.
-fn slot_returned(p: &mut Paired, open: &mut HashMap<Key, Open>, e: &TimelineEvent) {
-    let by_stage = Stage::from_name(&e.stage);
-    for stage in Stage::ALL {
-        let ending = match by_stage {
-            Some(s) if s == stage => Ending::Returned,
-            Some(_) => continue,
-            None => Ending::Interrupted,
-        };
-        close(p, open, (Phase::Work(stage), e.job, e.partition), e, ending);
-    }
-    for stage in Stage::ALL {
-        open.remove(&(Phase::Wait(stage), e.job, e.partition));
-    }
-}
-
-/// Opens the partition's wait for `next` after `prev` finished, unless `next` already started
-/// since `prev` did (the event was written after the hand-off: counted out of order).
-fn open_wait(
-    p: &mut Paired,
-    open: &mut HashMap<Key, Open>,
-    started: &HashMap<Key, u64>,
-    e: &TimelineEvent,
-    prev: Stage,
-    next: Stage,
-) {
-    let since = started.get(&(Phase::Work(prev), e.job, e.partition));
-    let next_started = started.get(&(Phase::Work(next), e.job, e.partition));
-    match (since, next_started) {
-        (Some(since), Some(next_at)) if next_at >= since => p.out_of_order += 1,
-        _ => open_at(open, (Phase::Wait(next), e.job, e.partition), e, e.mono_ns),
-    }
-}
-
-fn open_at(open: &mut HashMap<Key, Open>, key: Key, e: &TimelineEvent, start_ns: u64) {
-    open.insert(
-        key,
-        Open {
-            slot: e.slot,
-            pid: e.pid,
-            start_ns,
-        },
-    );
-}
-
-/// Closes the open interval under `key` at `e`; false when none was open.
-fn close(
-    p: &mut Paired,
-    open: &mut HashMap<Key, Open>,
-    key: Key,
-    e: &TimelineEvent,
-    ending: Ending,
-) -> bool {
-    match open.remove(&key) {
-        Some(mut o) => {
-            o.slot = o.slot.or(e.slot);
-            p.intervals.push(interval(key, o, e.mono_ns, ending));
-            true
-        }
-        None => false,
-    }
 }
 
 fn interval(key: Key, o: Open, end_ns: u64, ending: Ending) -> Interval {
