@@ -115,13 +115,9 @@ __device__ __noinline__ void xyzz_add(xyzz_t& p, const xyzz_t& q) {
 }
 
 // p += ±a for an affine point that may be infinity (SRS entries never are; tests use it).
-// INL: the addition inlined into the caller (accumulator in registers).
-template <bool INL = false>
 __device__ __forceinline__ void xyzz_add_affine_signed(xyzz_t& p, const affine_t& a, bool neg) {
   if (affine_is_inf(a)) return;
-  const fp_t y = neg ? fp_neg(a.y) : a.y;
-  if (INL) xyzz_add_affine_inl(p, a.x, y);
-  else xyzz_add_affine(p, a.x, y);
+  xyzz_add_affine(p, a.x, neg ? fp_neg(a.y) : a.y);
 }
 
 // p = k·p for a small non-negative k (double-and-add from the top bit).

@@ -7,7 +7,7 @@
 // Per MSM, with c-bit windows and W windows:
 // 1. msm_digits: t = s + K, K = Σ_w 2^{w·c + c − 1}; window w of t, minus 2^{c−1}, is a
 //    signed digit d_w in [−2^{c−1}, 2^{c−1}] and s = Σ_w d_w·2^{w·c} (no carries between
-//    windows). Stored raw (d + 2^{c−1}, 16 bits); a histogram per window counts each
+//    windows). Stored raw (d + 2^{c−1}, 32 bits); a histogram per window counts each
 //    bucket |d| − 1.
 // 2. msm_scan: exclusive prefix sums of the histograms (bucket offsets).
 // 3. msm_scatter (per window): each term's base index, sign in bit 31, lands in its
@@ -40,7 +40,7 @@ __device__ __forceinline__ affine_t ld_affine(const affine_t* b) {
 struct DigitParams {
   const u32* scalars;  // 8 limbs each
   const u32* terms;    // [base, scalar] pairs, or 0 for dense
-  u16* digits;         // W × m raw digits
+  u32* digits;         // W × m raw digits
   u32* counts;         // W × B histogram
   u32 m, c, windows, k[9];  // K = Σ_w 2^{w·c + c − 1}, 9 limbs (may exceed 256 bits)
 };
@@ -63,7 +63,7 @@ extern "C" __global__ void msm_digits(const DigitParams p) {
     const u32 bit = w * p.c, limb = bit >> 5, sh = bit & 31;
     u64 two = (u64)s[limb] | ((limb + 1 < 9 ? (u64)s[limb + 1] : 0) << 32);
     const u32 raw = (u32)(two >> sh) & mask;
-    p.digits[(size_t)w * p.m + i] = (u16)raw;
+    p.digits[(size_t)w * p.m + i] = raw;
     if (raw != half) {
       const u32 bucket = (raw > half ? raw - half : half - raw) - 1;
       atomicAdd(&p.counts[w * B + bucket], 1u);
@@ -97,7 +97,7 @@ extern "C" __global__ void __launch_bounds__(1024) msm_scan(const u32* counts, u
   if (tid == 1023) out[B] = part[1023];
 }
 
-extern "C" __global__ void msm_scatter(const u16* digits, const u32* terms, u32* cursor, u32* sorted, u32 m, u32 c) {
+extern "C" __global__ void msm_scatter(const u32* digits, const u32* terms, u32* cursor, u32* sorted, u32 m, u32 c) {
   const u32 i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m) return;
   const u32 half = 1u << (c - 1);
@@ -120,7 +120,6 @@ __device__ __forceinline__ u32 find_bucket(const u32* off, u32 B, u32 pos) {
   return lo;
 }
 
-template <bool INL>
 __device__ __forceinline__ void accumulate(const u32* sorted, const u32* off, u32 B, u32 S,
                                            const affine_t* bases, xyzz_t* buckets,
                                            Partial* head, Partial* tail) {
@@ -140,7 +139,7 @@ __device__ __forceinline__ void accumulate(const u32* sorted, const u32* off, u3
     xyzz_set_inf(acc);
     for (u32 q = pos; q < run_end; q++) {
       const u32 e = sorted[q];
-      xyzz_add_affine_signed<INL>(acc, ld_affine(bases + (e & 0x7fffffffu)), e >> 31);
+      xyzz_add_affine_signed(acc, ld_affine(bases + (e & 0x7fffffffu)), e >> 31);
     }
     if (pos == off[b] && run_end == off[b + 1]) buckets[b] = acc;
     else if (pos == start) { head[t].bucket = b; head[t].p = acc; }
@@ -149,18 +148,18 @@ __device__ __forceinline__ void accumulate(const u32* sorted, const u32* off, u3
   }
 }
 
-// Two builds of the same loop: the addition called (small code) or inlined (accumulator in
-// registers, capped at 128 registers for 16 warps per SM); the host picks one
-// (CUZK_MSM_INLINE), measured in docs/perf.md.
-extern "C" __global__ void msm_accumulate(const u32* sorted, const u32* off, u32 B, u32 S,
+// Two builds of the same loop: capped at 80 registers (24 warps per SM; the point
+// addition is a call, so little stays live across it) and uncapped (164 registers, 12
+// warps). The host picks one (`msm::set_wide_accumulate`), both timed in docs/perf.md.
+extern "C" __global__ void __launch_bounds__(128, 6) msm_accumulate(const u32* sorted, const u32* off, u32 B, u32 S,
                                           const affine_t* bases, xyzz_t* buckets,
                                           Partial* head, Partial* tail) {
-  accumulate<false>(sorted, off, B, S, bases, buckets, head, tail);
+  accumulate(sorted, off, B, S, bases, buckets, head, tail);
 }
-extern "C" __global__ void __launch_bounds__(128, 4) msm_accumulate_inl(const u32* sorted, const u32* off, u32 B, u32 S,
-                                              const affine_t* bases, xyzz_t* buckets,
-                                              Partial* head, Partial* tail) {
-  accumulate<true>(sorted, off, B, S, bases, buckets, head, tail);
+extern "C" __global__ void msm_accumulate_wide(const u32* sorted, const u32* off, u32 B, u32 S,
+                                               const affine_t* bases, xyzz_t* buckets,
+                                               Partial* head, Partial* tail) {
+  accumulate(sorted, off, B, S, bases, buckets, head, tail);
 }
 
 extern "C" __global__ void msm_fixup(const u32* off, u32 B, u32 S, xyzz_t* buckets,
@@ -224,13 +223,13 @@ extern "C" __global__ void __launch_bounds__(REDUCE_THREADS) xyzz_reduce(const x
 
 // Batch addition: thread t sums bases[idx[i]] for i in [t·S, t·S + S) (idx = 0: dense,
 // bases[i]) into out[t].
-extern "C" __global__ void batch_add(const affine_t* bases, const u32* idx, u32 n, u32 S, xyzz_t* out) {
+extern "C" __global__ void __launch_bounds__(128, 6) batch_add(const affine_t* bases, const u32* idx, u32 n, u32 S, xyzz_t* out) {
   const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
   const u32 lo = t * S;
   if (lo >= n) return;
   const u32 hi = min(n, lo + S);
   xyzz_t acc;
   xyzz_set_inf(acc);
-  for (u32 i = lo; i < hi; i++) xyzz_add_affine_signed<true>(acc, ld_affine(bases + (idx ? idx[i] : i)), false);
+  for (u32 i = lo; i < hi; i++) xyzz_add_affine_signed(acc, ld_affine(bases + (idx ? idx[i] : i)), false);
   out[t] = acc;
 }

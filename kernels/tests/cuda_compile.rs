@@ -16,7 +16,7 @@ const KERNELS: [&str; 14] = [
     "msm_scan",
     "msm_scatter",
     "msm_accumulate",
-    "msm_accumulate_inl",
+    "msm_accumulate_wide",
     "msm_fixup",
     "msm_bucket_reduce",
     "xyzz_reduce",
@@ -82,7 +82,7 @@ fn signed_digits_reconstruct_every_scalar() {
         l[3] &= u64::MAX >> 2;
         cases.push(l);
     }
-    for c in 4..=16 {
+    for c in 4..=20 {
         let w = Windows::for_width(c);
         for s in &cases {
             let d = w.digits(s);

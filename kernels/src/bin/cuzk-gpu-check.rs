@@ -229,6 +229,39 @@ fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Result<(), GpuE
         log += 2;
     }
 
+    // Every window width on one size (the size-based choice uses only some of them).
+    {
+        let n = 1usize << 18.min(max_msm_log);
+        let sc = rand_scalars(n, seed ^ 350);
+        let terms: Vec<[u32; 2]> = (0..n as u32).map(|i| [i, i]).collect();
+        let want = PlanRef {
+            ones: &[],
+            terms: &terms,
+        }
+        .execute(&bases[..n], &sc);
+        let mut bad = Vec::new();
+        for c in 4..=msm::MAX_C {
+            msm::force_window_width(c);
+            let (g, _) = gpu.msm_dense(BaseSet::H, &sc)?;
+            if g != want {
+                bad.push(c);
+            }
+        }
+        msm::force_window_width(0);
+        let what = format!(
+            "MSM 2^{} every width c=4..{} vs CPU",
+            n.trailing_zeros(),
+            msm::MAX_C
+        );
+        rep.row(
+            &what,
+            Some(bad.is_empty()),
+            0.0,
+            0.0,
+            &format!("failing c: {bad:?}"),
+        );
+    }
+
     // Plan MSM with edge cases: scalars 0, 1, 2, r − 1 and random; repeated, negated and
     // infinity bases; batch-added ones.
     {
@@ -491,8 +524,8 @@ fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
         );
     }
     if std::env::var_os("CUZK_MSM_PROFILE").is_some() {
-        for inline in [false, true] {
-            msm::set_inline_accumulate(inline);
+        for wide in [false, true] {
+            msm::set_wide_accumulate(wide);
             let t = ms(gpu.msm_dense(BaseSet::H, &s[..1 << 26])?.1);
             msm::take_profile();
             gpu.msm_dense(BaseSet::H, &s[..1 << 26])?;
@@ -502,10 +535,10 @@ fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
                 .zip(p)
                 .map(|(n, t)| format!("{n} {:.1}", t * 1e3))
                 .collect();
-            let what = format!("MSM 2^26 inline={inline} (phases synced, ms)");
+            let what = format!("MSM 2^26 wide={wide} (phases synced, ms)");
             rep.row(&what, None, t, 0.0, &note.join(" "));
         }
-        msm::set_inline_accumulate(std::env::var("CUZK_MSM_INLINE").as_deref() == Ok("1"));
+        msm::set_wide_accumulate(false);
     }
     drop(s);
     for run in 0..2 {

@@ -1,6 +1,8 @@
 //! Host side of the MSM kernels (`kernels/cuda/msm.cu`): window choice, workspace, the
 //! launch sequence, and the Horner combination of window sums on the host.
 
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+
 use blstrs::G1Projective;
 use cudarc::driver::sys::CUdeviceptr;
 use group::Group;
@@ -9,12 +11,12 @@ use super::device::{args, DevBuf, Device};
 use super::layout::{Xyzz, XYZZ_BYTES};
 use super::GpuError;
 
-/// Widest window: digits are stored raw in 16 bits.
-pub const MAX_C: u32 = 16;
+/// Widest window (2^19 buckets a window; 13 windows).
+pub const MAX_C: u32 = 20;
 /// Most windows of any plan (c = 4 needs 64).
 pub const MAX_WINDOWS: usize = 64;
-/// Largest W·2^{c−1} of any plan (c = 16: 16 windows × 2^15 buckets).
-const MAX_WB: usize = 1 << 19;
+/// Largest W·2^{c−1} of any plan (c = 20: 13 windows × 2^19 buckets).
+const MAX_WB: usize = 13 << 19;
 /// Bucket-reduction chunk results at most.
 const MAX_CHUNKS: usize = 1 << 17;
 /// Threads aimed at per accumulate / batch-add launch (a few waves on an H200).
@@ -105,9 +107,13 @@ impl Windows {
     }
 
     /// c minimizing W·(10·m + 14·2^c) (mixed additions into buckets, then two full
-    /// additions per bucket in the reduction).
+    /// additions per bucket in the reduction), among the widths measured well on the H200:
+    /// 4..=16, and 20 from 2^23 terms (c = 18 at 2^22 ran 5x slower than c = 16 there, not
+    /// yet understood; every width is correct, see `cuzk-gpu-check`).
     pub fn for_terms(m: usize) -> Windows {
-        (4..=MAX_C)
+        let wide: &[u32] = if m >= 1 << 23 { &[MAX_C] } else { &[] };
+        (4..=16)
+            .chain(wide.iter().copied())
             .map(Windows::for_width)
             .min_by_key(|w| w.windows as u64 * (10 * m as u64 + 14 * (1u64 << w.c)))
             .unwrap()
@@ -137,7 +143,7 @@ fn digit_capacity(max_terms: usize) -> usize {
 impl MsmWork {
     pub fn bytes(max_terms: usize) -> usize {
         let chunks = TARGET_THREADS + 1024;
-        digit_capacity(max_terms) * 2
+        digit_capacity(max_terms) * 4
             + max_terms * 4
             + MAX_WB * 4 * 3
             + MAX_WINDOWS * 4
@@ -151,7 +157,7 @@ impl MsmWork {
     pub fn carve(dev: &mut Device, max_terms: usize) -> Self {
         let chunks = TARGET_THREADS + 1024;
         MsmWork {
-            digits: dev.carve(digit_capacity(max_terms) * 2),
+            digits: dev.carve(digit_capacity(max_terms) * 4),
             sorted: dev.carve(max_terms * 4),
             counts: dev.carve(MAX_WB * 4),
             offsets: dev.carve(MAX_WB * 4 + MAX_WINDOWS * 4),
@@ -180,22 +186,19 @@ struct DigitParams {
     k: [u32; 9],
 }
 
-static INLINE_ADD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static WIDE: AtomicBool = AtomicBool::new(false);
+static FORCE_C: AtomicU32 = AtomicU32::new(0);
 
-/// Chooses the bucket-accumulation build: the point addition inlined (accumulator in
-/// registers) or called. Process-wide; the default is `CUZK_MSM_INLINE=1` or called.
-pub fn set_inline_accumulate(on: bool) {
-    INLINE_ADD.store(on, std::sync::atomic::Ordering::Relaxed);
+/// Chooses the bucket-accumulation build: uncapped registers (`true`) or capped at 80 for
+/// more warps per SM (`false`, the default). Process-wide; for measurements.
+pub fn set_wide_accumulate(on: bool) {
+    WIDE.store(on, Ordering::Relaxed);
 }
 
-fn inline_accumulate() -> bool {
-    static ENV: std::sync::Once = std::sync::Once::new();
-    ENV.call_once(|| {
-        if std::env::var("CUZK_MSM_INLINE").as_deref() == Ok("1") {
-            set_inline_accumulate(true);
-        }
-    });
-    INLINE_ADD.load(std::sync::atomic::Ordering::Relaxed)
+/// Forces the window width of every following MSM (0: chosen by size). For tests.
+pub fn force_window_width(c: u32) {
+    assert!(c == 0 || (4..=MAX_C).contains(&c));
+    FORCE_C.store(c, Ordering::Relaxed);
 }
 
 /// Phases of [`enqueue_msm`]: digits + scan, scatter, accumulate, fixup, bucket reduction.
@@ -256,7 +259,10 @@ pub(crate) fn enqueue_msm(
             w.max_terms
         )));
     }
-    let win = Windows::for_terms(m);
+    let win = match FORCE_C.load(Ordering::Relaxed) {
+        0 => Windows::for_terms(m),
+        c => Windows::for_width(c),
+    };
     let nb = win.buckets();
     let nw = win.windows as usize;
     if nw * m > digit_capacity(w.max_terms) {
@@ -306,7 +312,7 @@ pub(crate) fn enqueue_msm(
         let acc_threads = m.div_ceil(acc_s as usize);
         let (m32, c32) = (m as u32, win.c);
         for i in 0..nw {
-            let digits = w.digits.at(i * m * 2);
+            let digits = w.digits.at(i * m * 4);
             let cursor = w.cursor.at(i * nb * 4);
             let off = w.offsets.at(i * (nb + 1) * 4);
             let buckets = w.buckets.at(i * nb * XYZZ_BYTES);
@@ -322,8 +328,8 @@ pub(crate) fn enqueue_msm(
             ph.end(dev, 1)?;
             dev.launch(
                 "msm accumulate",
-                if inline_accumulate() {
-                    dev.k.msm_accumulate_inl
+                if WIDE.load(Ordering::Relaxed) {
+                    dev.k.msm_accumulate_wide
                 } else {
                     dev.k.msm_accumulate
                 },
