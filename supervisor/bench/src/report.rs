@@ -97,10 +97,10 @@ pub fn render(a: &Analysis) -> String {
         let wall = j.wall_ms.map_or("-".into(), |ms| format!("{:.1} ms", ms));
         let _ = writeln!(
             w,
-            "  job {} {}: {:?}, {} partitions, claimed at {:.3} s, wall {}",
+            "  job {} {}: {}, {} partition(s), claimed at {:.3} s, wall {}",
             j.job,
             j.name.as_deref().unwrap_or(""),
-            j.outcome,
+            j.outcome.name(),
             j.partitions,
             j.claimed_s,
             wall

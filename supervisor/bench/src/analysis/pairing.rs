@@ -142,6 +142,16 @@ pub enum JobOutcome {
     Unfinished,
 }
 
+impl JobOutcome {
+    pub fn name(self) -> &'static str {
+        match self {
+            JobOutcome::Done => "done",
+            JobOutcome::Failed => "failed",
+            JobOutcome::Unfinished => "unfinished",
+        }
+    }
+}
+
 /// Everything the analysis needs, in log order.
 #[derive(Debug, Default)]
 pub struct Paired {
