@@ -69,7 +69,6 @@ pub type LayerOutputs = (Vec<Fr>, Vec<blstrs::Fp>, Vec<G1Projective>);
 const SLOT: usize = MAX_WINDOWS + 1;
 
 pub struct GpuProver {
-    dev: Device,
     max_log: u32,
     max_scalars: usize,
     bases: [DevBuf; 4],
@@ -84,7 +83,15 @@ pub struct GpuProver {
     results: DevBuf,
     ev: [Event; 11],
     registered: Vec<usize>,
+    /// Last: dropped after the events (fields drop in declaration order).
+    dev: Device,
 }
+
+// SAFETY: the prover owns its CUDA handles (context, module, streams, events, one device
+// allocation) and nothing else holds them; CUDA driver handles may be used from any thread
+// once the context is current, and every entry point binds it first. `&mut self` methods
+// keep one thread at a time.
+unsafe impl Send for GpuProver {}
 
 /// Bytes the device needs for these sizes (everything `new` allocates).
 pub fn plan_bytes(max_log: u32, max_scalars: usize, base_counts: [usize; 4]) -> usize {
