@@ -149,6 +149,7 @@ fn bottleneck(w: &mut String, a: &Analysis) {
                 .map_or("-".into(), |c| format!("{c:.2} partitions/min")),
         );
     }
+    slot_note(w, a);
     match b.stage {
         None => {
             let _ = writeln!(w, "bottleneck: none (no stage work in the log)");
@@ -186,6 +187,25 @@ fn bottleneck(w: &mut String, a: &Analysis) {
                 }
             );
         }
+    }
+}
+
+/// Slots that were all held while a GPU sat idle between partitions: the admission bound
+/// kept the next partition from being ready in time.
+fn slot_note(w: &mut String, a: &Analysis) {
+    let idle_ms: f64 = a
+        .gpus
+        .iter()
+        .filter_map(|g| g.gaps.as_ref())
+        .map(|g| g.total_ms)
+        .sum();
+    if a.slots.all_busy_fraction >= 0.9 && idle_ms >= 0.01 * a.span_s * 1e3 {
+        let _ = writeln!(
+            w,
+            "note: every slot was busy {:.1} % of the span while the GPU idled {:.1} s between partitions: more slots would let the next partition be ready sooner",
+            100.0 * a.slots.all_busy_fraction,
+            idle_ms / 1e3
+        );
     }
 }
 

@@ -427,3 +427,29 @@ fn a_job_claimed_again_after_a_supervisor_restart() {
     );
     assert_eq!(a.jobs.throughput.unfinished, 1);
 }
+
+#[test]
+fn too_few_slots_are_pointed_out_when_the_gpu_waits() {
+    let run = |slots| {
+        let p = Pipeline {
+            durations_ms: [30.0, 20.0, 100.0, 5.0],
+            processes: [1, 1, 1, 1],
+            slots,
+            jobs: 5,
+            partitions: 1,
+            claim_every_ms: 0.0,
+        };
+        let a = analyze(&p.run().events, 0, &Options::default()).0;
+        (cuzk_bench::report::render(&a), a)
+    };
+    // One slot: each partition is synthesized and prepped only once the last one is out of
+    // the epilogue, so the GPU idles 50 ms between partitions.
+    let (text, a) = run(1);
+    assert_close(a.gpus[0].gaps.as_ref().unwrap().total_ms, 4.0 * 55.0);
+    assert!(text.contains("note: every slot was busy 100.0 %"), "{text}");
+    assert_eq!(a.bottleneck.stage, Some(Stage::Gpu));
+    // Three: the next partition is ready before the GPU is free.
+    let (text, a) = run(3);
+    assert!(a.gpus[0].gaps.is_none());
+    assert!(!text.contains("note: every slot"), "{text}");
+}
