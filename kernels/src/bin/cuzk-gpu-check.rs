@@ -563,6 +563,40 @@ fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
     Ok(())
 }
 
+/// MSM time by window width at several sizes (dense, full-width scalars), each result
+/// checked equal to the size-chosen width's.
+fn sweep(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
+    let max = 22u32;
+    let (mut gpu, _) = GpuProver::new_synthetic(0, max, 1 << max, [1 << max, 0, 0, 0], seed)?;
+    let s = rand_scalars(1 << max, seed ^ 9);
+    for log in [14u32, 16, 18, 20, 22] {
+        let n = 1usize << log;
+        msm::force_window_width(0);
+        let (want, t_auto) = gpu.msm_dense(BaseSet::H, &s[..n])?;
+        let mut ok = true;
+        let mut cells = Vec::new();
+        let mut best = (f64::MAX, 0);
+        for c in 8..=msm::MAX_C {
+            msm::force_window_width(c);
+            let mut t = f64::MAX;
+            for _ in 0..2 {
+                let (g, d) = gpu.msm_dense(BaseSet::H, &s[..n])?;
+                ok &= g == want;
+                t = t.min(ms(d));
+            }
+            if t < best.0 {
+                best = (t, c);
+            }
+            cells.push(format!("{c}:{t:.1}"));
+        }
+        msm::force_window_width(0);
+        let auto = msm::Windows::for_terms(n).c;
+        let what = format!("MSM 2^{log} by width (auto c={auto}, best c={})", best.1);
+        rep.row(&what, Some(ok), ms(t_auto), 0.0, &cells.join(" "));
+    }
+    Ok(())
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let mode = args.get(1).map(String::as_str).unwrap_or("correctness");
@@ -580,6 +614,7 @@ fn main() {
     let res = match mode {
         "correctness" => correctness(seed, max_msm_log, &mut rep),
         "scale" => scale(seed, &mut rep),
+        "sweep" => sweep(seed, &mut rep),
         "compile" => cuzk_kernels::cuda::source::compile().map(|p| {
             println!("PTX {} bytes", p.len());
             if let Some(path) = args.get(2) {
