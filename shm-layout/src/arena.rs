@@ -265,6 +265,12 @@ impl Arena {
         std::fs::remove_file(&self.path).map_err(|e| ShmError::io(&self.path, "remove arena", e))
     }
 
+    /// Start and length of this process's mapping of the whole arena, for registering it
+    /// with a device (page-locking); valid while this `Arena` lives.
+    pub fn mapping(&self) -> (*mut u8, usize) {
+        (self.map.as_mut_ptr(), self.map.len())
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

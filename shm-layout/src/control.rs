@@ -41,6 +41,10 @@ const SUBSCRIBER_BUFFER: usize = 256;
 /// iceoryx2 settings for one cuzk instance. `prefix` keeps instances (and test runs) apart:
 /// it prefixes every file iceoryx2 creates.
 pub fn iceoryx_config(prefix: &str) -> Result<Config, ShmError> {
+    // iceoryx2 logs the stale resources it cleans up after a crash (expected here: the
+    // supervisor recovers dead stages on purpose) as warnings; errors still show.
+    // IOX2_LOG_LEVEL overrides.
+    iceoryx2::prelude::set_log_level_from_env_or(iceoryx2::prelude::LogLevel::Error);
     let mut config = Config::default();
     config.global.prefix =
         FileName::new(prefix.as_bytes()).map_err(|e| ShmError::control("prefix", e))?;

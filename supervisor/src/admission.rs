@@ -16,12 +16,14 @@ use filecoin_proofs::MerkleTreeTrait;
 
 use crate::instance::shape_of_params;
 
-/// Whether the pipeline wants another job: only when every active job's partitions are
-/// all taken (so synthesis would otherwise idle) and the job table has room. Files wait
-/// in incoming/ until then, where an operator sees them as queued.
+/// Whether the pipeline wants another job: only when a slot is free, every active job's
+/// partitions are all taken (so synthesis would otherwise idle) and the job table has
+/// room. Files wait in incoming/ until then, where an operator sees them as queued, and a
+/// drain has only the jobs in the slots to finish.
 pub fn wants_job(arena: &Arena) -> bool {
     let active: Vec<JobView<'_>> = arena.active_jobs().collect();
-    active.len() < arena.job_capacity() as usize
+    arena.census()[SlotState::Free as usize] > 0
+        && active.len() < arena.job_capacity() as usize
         && !active.iter().any(|j| j.has_untaken_partition())
 }
 

@@ -55,6 +55,16 @@ impl Children {
         })
     }
 
+    /// Stage binaries from `bin_dir` instead of beside this executable (tests).
+    #[cfg(test)]
+    pub fn with_bin_dir(bin_dir: &std::path::Path, env: Vec<(String, String)>) -> Self {
+        Children {
+            positions: Vec::new(),
+            bin_dir: bin_dir.to_path_buf(),
+            env,
+        }
+    }
+
     pub fn positions(&self) -> &[Position] {
         &self.positions
     }
@@ -213,4 +223,83 @@ fn spawn(
     }
     cmd.spawn()
         .with_context(|| format!("starting {} (is it built beside cuzk?)", exe.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Overrides;
+    use crate::topology::{Gpu, NumaNode};
+    use std::os::unix::fs::PermissionsExt;
+
+    /// A two-node machine with one GPU on each node (this machine's CPUs 0 and 1 stand in
+    /// for the two nodes): each gpu process gets its own device, pinned to that device's
+    /// node, with CUDA's device order set to the PCI order the topology uses.
+    #[test]
+    fn one_gpu_process_per_device_pinned_to_its_node() {
+        let dir = tempfile::tempdir().unwrap();
+        let report = dir.path().join("report");
+        std::fs::create_dir_all(&report).unwrap();
+        let script = dir.path().join("cuzk-gpu");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\nprintf '%s %s %s\\n' \"$CUDA_DEVICE_ORDER\" \"$(grep Cpus_allowed_list /proc/self/status | cut -f2)\" \"$CUZK_TEST_TAG\" > {}/$CUZK_GPU_DEVICE\n",
+                report.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let topology = Topology {
+            nodes: vec![
+                NumaNode {
+                    id: 0,
+                    cpus: "0".parse().unwrap(),
+                },
+                NumaNode {
+                    id: 1,
+                    cpus: "1".parse().unwrap(),
+                },
+            ],
+            gpus: vec![
+                Gpu {
+                    pci_addr: "0000:17:00.0".into(),
+                    numa_node: Some(0),
+                },
+                Gpu {
+                    pci_addr: "0000:ca:00.0".into(),
+                    numa_node: Some(1),
+                },
+            ],
+        };
+        let mut config = Config::load_with_gpus(None, &|_| None, &Overrides::default(), 2).unwrap();
+        assert_eq!(
+            config.stage(StageKind::Gpu).count,
+            2,
+            "one gpu process per device by default"
+        );
+        for kind in [
+            StageKind::Synthesis,
+            StageKind::HostPrep,
+            StageKind::Epilogue,
+        ] {
+            config.stage_mut(kind).count = 0;
+        }
+        let env = vec![("CUZK_TEST_TAG".to_string(), "shared-env".to_string())];
+        let mut children = Children::with_bin_dir(dir.path(), env);
+        children.scale(&config, &topology).unwrap();
+        let until = Instant::now() + Duration::from_secs(10);
+        while children.running() > 0 && Instant::now() < until {
+            children.reap(&config, true);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let read = |d: &str| std::fs::read_to_string(report.join(d)).unwrap();
+        assert_eq!(read("0"), "PCI_BUS_ID 0 shared-env\n");
+        assert_eq!(read("1"), "PCI_BUS_ID 1 shared-env\n");
+        assert_eq!(
+            std::fs::read_dir(&report).unwrap().count(),
+            2,
+            "never two on one device"
+        );
+    }
 }

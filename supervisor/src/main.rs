@@ -5,6 +5,7 @@
 
 mod admission;
 mod bench_c2;
+mod bench_gpu;
 mod children;
 mod config;
 mod fixture;
@@ -58,6 +59,9 @@ enum Command {
 enum BenchCommand {
     /// `cuzk prove` against filecoin-proofs seal_commit_phase2 on the same C1.
     C2(bench_c2::BenchC2Args),
+    /// The gpu stage's CUDA device against its CPU device on a real C1's partitions:
+    /// sums equal, proofs bit-exact with the same r, s, verify_seal, timings.
+    Gpu(bench_gpu::BenchGpuArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -82,6 +86,7 @@ impl Command {
             // `cuzk run` sets it from its configuration; `cuzk status` needs none.
             Command::Run(_) | Command::Status(_) => None,
             Command::Bench(BenchCommand::C2(args)) => args.c1.param_cache.as_deref(),
+            Command::Bench(BenchCommand::Gpu(args)) => args.c1.param_cache.as_deref(),
         }
     }
 }
@@ -91,6 +96,7 @@ fn main() -> ExitCode {
     // Library warnings (e.g. files the drop directory ignores) go to stderr, the journal.
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
@@ -113,6 +119,7 @@ fn main() -> ExitCode {
         Command::Status(args) => status::show(args),
         Command::Verify(args) => verify::run(args),
         Command::Bench(BenchCommand::C2(args)) => bench_c2::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Bench(BenchCommand::Gpu(args)) => bench_gpu::run(args).map(|()| ExitCode::SUCCESS),
         Command::Fixture(FixtureCommand::Seal(args)) => {
             fixture::run(args).map(|()| ExitCode::SUCCESS)
         }

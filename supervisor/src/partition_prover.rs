@@ -5,13 +5,13 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use cuzk_stage_common::params_check;
 use anyhow::{bail, Context, Result};
 use blstrs::Scalar as Fr;
 use cuzk_epilogue::PartitionProof;
 use cuzk_kernels::groth16;
 use cuzk_kernels::srs::{Srs, Validation};
 use cuzk_kernels::witness::{CircuitShape, OwnedWitness};
+use cuzk_stage_common::params_check;
 use cuzk_synthesis::{params_path, synthesize_partition, PartitionCircuit, PorepCircuits};
 use ff::Field;
 use filecoin_proofs::MerkleTreeTrait;

@@ -34,12 +34,14 @@ pub struct RunArgs {
     /// Copy these C1 files into incoming/ at start (as a writer would: temp name, rename).
     #[arg(long)]
     pub submit: Vec<PathBuf>,
-    /// Drain and exit once incoming/ and working/ are empty (after at least one job).
+    /// Drain and exit once no job is in flight and incoming/ is empty (working/ is
+    /// requeued at start, so that covers it).
     #[arg(long)]
     pub exit_when_idle: bool,
     /// Longest a drain waits for jobs in flight before stopping the stages (their work
     /// stays in working/ and is redone at the next start).
-    #[arg(long, default_value_t = 600)]
+    /// (Below the unit's TimeoutStopSec=10min, so the stages still get their SIGTERM.)
+    #[arg(long, default_value_t = 540)]
     pub drain_timeout_s: u64,
 }
 
@@ -149,8 +151,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let _ = sd_notify::notify_ready();
 
     let mut throughput = Throughput::default();
+    // Jobs this run published: id, file name, when.
+    let mut known_jobs: Vec<(u64, String, Instant)> = Vec::new();
+    let mut last_progress = Instant::now();
     let mut drain_started: Option<Instant> = None;
-    let mut seen_work = !args.submit.is_empty();
     let mut last_status = Instant::now() - Duration::from_secs(10);
     let watchdog = sd_notify::watchdog_interval();
     let mut last_watchdog = Instant::now();
@@ -205,23 +209,36 @@ pub fn run(args: &RunArgs) -> Result<()> {
         }
 
         // Jobs: finished and failed ones out, new ones in while the pipeline wants them.
-        let active_before: Vec<u64> = arena.active_jobs().map(|j| j.job_id()).collect();
         let failed = retire_failed(&arena, &drop_dir, &timeline)?;
-        for id in &active_before {
-            if arena.job(*id).is_err() {
+        known_jobs.retain(|(id, name, since)| {
+            let gone = arena.job(*id).is_err();
+            if gone {
                 // Gone from the table: retired here as failed, or by an epilogue as done.
-                throughput.record(!failed.contains(id));
+                let ok = !failed.contains(id);
+                throughput.record(ok);
+                if ok {
+                    let (proof, _) = drop_dir.done_paths(&drop_dir.working.join(name));
+                    eprintln!(
+                        "cuzk: job {id} ({name}) proved and verified in {:.1} s: {}",
+                        since.elapsed().as_secs_f64(),
+                        proof.display()
+                    );
+                }
             }
-        }
+            !gone
+        });
         let incoming = drop_dir.scan_incoming()?;
         if !draining {
             for file in &incoming {
                 if !wants_job(&arena) {
                     break;
                 }
-                seen_work = true;
                 match admit(&arena, &drop_dir, file, &config.data_dir, &timeline)? {
-                    Admitted::Published(id) => eprintln!("cuzk: job {id}: {}", file.display()),
+                    Admitted::Published(id) => {
+                        let name = file.file_name().unwrap_or_default().to_string_lossy();
+                        eprintln!("cuzk: job {id} ({name}) claimed");
+                        known_jobs.push((id, name.into_owned(), Instant::now()));
+                    }
                     Admitted::Refused => throughput.record(false),
                     Admitted::Vanished => {}
                 }
@@ -242,6 +259,31 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 &mut throughput,
             );
             let _ = status.write(&names.status_file);
+            // A line every 10 s while there is work, for people watching a terminal or
+            // the journal (`cuzk status` has the full picture).
+            if !status.jobs.is_empty() && last_progress.elapsed() >= Duration::from_secs(10) {
+                last_progress = Instant::now();
+                let jobs: Vec<String> = status
+                    .jobs
+                    .iter()
+                    .map(|j| {
+                        format!(
+                            "{} [{}] {:.0} s",
+                            j.name,
+                            j.partition_states.join(" "),
+                            j.age_s
+                        )
+                    })
+                    .collect();
+                eprintln!(
+                    "cuzk: {} queued; {}; {} done, {} failed, {:.2} proofs/min",
+                    status.queued,
+                    jobs.join("; "),
+                    status.done_total,
+                    status.failed_total,
+                    status.throughput_per_min
+                );
+            }
             let _ = sd_notify::notify_status(&format!(
                 "{} queued, {} active, {} done, {} failed",
                 status.queued,
@@ -254,7 +296,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         let idle = arena.active_jobs().next().is_none()
             && drop_dir.scan_incoming().map_or(true, |v| v.is_empty());
         if drain_started.is_none()
-            && (term.load(Ordering::Relaxed) || (args.exit_when_idle && seen_work && idle))
+            && (term.load(Ordering::Relaxed) || (args.exit_when_idle && idle))
         {
             eprintln!("cuzk: draining: no new jobs; waiting for the jobs in flight");
             let _ = sd_notify::notify_stopping();
@@ -269,6 +311,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 stop_children(&mut children, &config);
                 let _ = arena.remove();
                 let _ = reap_dead_nodes(&iox, None);
+                remove_iceoryx_leftovers(&names.iox_prefix);
                 eprintln!(
                     "cuzk: stopped ({} done, {} failed)",
                     throughput.done_total, throughput.failed_total
@@ -335,4 +378,16 @@ fn ensure_params(sector_size: u64) -> Result<PathBuf> {
         allow_large: false,
     })?;
     Ok(files.params)
+}
+
+/// iceoryx2 keeps one management file per prefix after its last node is gone; the
+/// prefix is this instance's own, and every node of it has stopped.
+fn remove_iceoryx_leftovers(prefix: &str) {
+    if let Ok(entries) = std::fs::read_dir("/dev/shm") {
+        for e in entries.flatten() {
+            if e.file_name().to_string_lossy().starts_with(prefix) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
 }

@@ -109,7 +109,7 @@ fn slice<P>(bytes: &[u8], at: usize, n: usize) -> Result<&[P], SrsError> {
         .filter(|&e| e <= bytes.len())
         .ok_or(SrsError::Image("shorter than its counts say"))?;
     let part = &bytes[at..end];
-    if part.as_ptr() as usize % std::mem::align_of::<P>() != 0 {
+    if !(part.as_ptr() as usize).is_multiple_of(std::mem::align_of::<P>()) {
         return Err(SrsError::Image("not aligned for points"));
     }
     // SAFETY: in bounds and aligned (checked above); the bytes were written by

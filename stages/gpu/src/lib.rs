@@ -8,8 +8,10 @@
 //! Without a GPU the same stage runs the CPU kernels (`CpuDevice`), the embedded default.
 
 mod cpu;
+mod cuda;
 
 pub use cpu::CpuDevice;
+pub use cuda::{CudaDevice, DeviceError};
 
 use std::time::Duration;
 

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Parser;
-use cuzk_gpu::{prove_slot, CpuDevice, PartitionDevice};
+use cuzk_gpu::{prove_slot, CpuDevice, CudaDevice, DeviceError, PartitionDevice};
 use cuzk_shm_layout::timeline::names;
 use cuzk_shm_layout::{At, SlotState, Stage};
 use cuzk_stage_common::pass_through::{live_job, ms};
@@ -41,8 +41,11 @@ fn run(args: Args) -> Result<()> {
     let domain = 1usize << rt.arena.header().shape.domain_log2;
     let mut device: Box<dyn PartitionDevice> = match args.device {
         None => Box::new(CpuDevice::new(domain)),
-        Some(d) => anyhow::bail!("device {d}: this build has no CUDA device support yet"),
+        Some(d) => Box::new(CudaDevice::new(d, &rt.arena)?),
     };
+    // GPU errors per (job, partition): a partition is retried on a device error, and its
+    // job fails after the third.
+    let mut device_errors: std::collections::HashMap<(u64, u32), u32> = Default::default();
     eprintln!("cuzk-gpu: serving on {}", device.describe());
     rt.serve(Stage::Gpu, |claim| {
         let Some((job, mut claim)) = live_job(&rt, claim, &to_epilogue)? else {
@@ -63,6 +66,24 @@ fn run(args: Args) -> Result<()> {
             Err(e) => {
                 let reason = format!("partition {}: gpu: {e:#}", claim.partition());
                 eprintln!("cuzk-gpu: job {} ({}): {reason}", job.job_id(), job.name());
+                if let Some(DeviceError(gpu)) = e.downcast_ref::<DeviceError>() {
+                    let tries = device_errors
+                        .entry((job.job_id(), claim.partition()))
+                        .or_default();
+                    *tries += 1;
+                    if !gpu.context_usable() {
+                        // The context is lost: give the slot back for a retry and exit so
+                        // the supervisor restarts this process with a fresh context.
+                        claim.abandon()?;
+                        anyhow::bail!("device context lost: {gpu}");
+                    }
+                    if *tries < 3 {
+                        claim.abandon()?;
+                        rt.timeline
+                            .emit_full(names::SLOT_RETURNED, at, None, &[], Some(&reason));
+                        return Ok(());
+                    }
+                }
                 job.mark_failed(&reason);
                 to_epilogue.announce(claim.complete()?)?;
                 rt.timeline

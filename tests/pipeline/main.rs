@@ -1,0 +1,258 @@
+//! End-to-end tests of `cuzk run` on real 2 KiB C1 files: real stage processes, real
+//! shared memory, proofs checked with `cuzk verify` (filecoin-proofs verify_seal).
+//!
+//! Parameters: $CUZK_TEST_PARAM_CACHE (default /var/tmp/cuzk-test-params), made by
+//! `cuzk params generate --sector-size 2KiB`. Each 2 KiB proof costs about a minute of
+//! the 2-core CI machine, so each test proves several jobs in one supervisor run.
+
+mod harness;
+
+use std::time::Duration;
+
+use base64::Engine;
+use cuzk_shm_layout::SlotState;
+use harness::{fixture, Pipeline};
+use serde_json::Value;
+
+const MINUTES: Duration = Duration::from_secs(60);
+
+/// The 2 KiB fixture with one Merkle-path byte flipped: it parses and synthesizes, but its
+/// proof cannot verify.
+fn tampered_c1() -> Vec<u8> {
+    let mut envelope: Value =
+        serde_json::from_slice(&std::fs::read(fixture("porep-2KiB-a.c1.json")).unwrap()).unwrap();
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let mut inner: Value =
+        serde_json::from_slice(&b64.decode(envelope["Phase1Out"].as_str().unwrap()).unwrap())
+            .unwrap();
+    let byte = &mut inner["vanilla_proofs"]["StackedDrg2KiBV1"][0][0]["comm_d_proofs"]["data"]
+        ["Single"]["path"]["path"][0]["hashes"][0][5];
+    *byte = Value::from(byte.as_u64().unwrap() ^ 1);
+    envelope["Phase1Out"] = Value::from(b64.encode(serde_json::to_vec(&inner).unwrap()));
+    serde_json::to_vec(&envelope).unwrap()
+}
+
+fn counts(slots: u32, synthesis: u32, host_prep: u32, gpu: u32, epilogue: u32) -> String {
+    format!(
+        "slots = {slots}\n[stages.synthesis]\ncount = {synthesis}\n[stages.host_prep]\ncount = {host_prep}\n\
+         [stages.gpu]\ncount = {gpu}\n[stages.epilogue]\ncount = {epilogue}\n\
+         [restart]\ninitial_backoff_ms = 200\n"
+    )
+}
+
+/// Several files at once, bad ones among them, two processes per stage where the stage
+/// allows it, every stage kind killed with SIGKILL while the jobs are in flight, a live
+/// rescale by SIGHUP, more jobs than slots: every good job ends in done/ with a proof
+/// verify_seal accepts, every bad one in failed/ with its reason, no slot is leaked and
+/// memory stays bounded by the slots.
+#[test]
+fn every_job_ends_verified_or_failed_despite_kills_and_bad_input() {
+    let mut p = Pipeline::new(&counts(2, 2, 2, 1, 2));
+    p.start(&[]);
+    let a = fixture("porep-2KiB-a.c1.json");
+    let b = fixture("porep-2KiB-b.c1.json");
+    let good = [("a.json", &a), ("b.json", &b), ("a-again.json", &a)];
+    for (name, src) in good {
+        p.submit(src, name);
+    }
+    let full = std::fs::read(&a).unwrap();
+    p.submit_bytes(b"{\"SectorNum\": 1, \"Phase1Out\": ", "malformed.json");
+    p.submit_bytes(&full[..full.len() / 2], "truncated.json");
+    p.submit_bytes(&tampered_c1(), "tampered.json");
+    // Not a C1 name: left alone in incoming/ with a warning.
+    p.submit_bytes(b"notes", "README.txt");
+
+    let arena_len = std::fs::metadata(p.arena().unwrap().path()).unwrap().len();
+    let mut rss = vec![p.rss_kb()];
+    // Each stage kind killed once while it holds a slot (the epilogue's slot work is a
+    // few ms, so it is killed while a job is in the GPU stage instead).
+    let mut killed = Vec::new();
+    for busy in [
+        SlotState::Synthesizing,
+        SlotState::Prepping,
+        SlotState::Proving,
+    ] {
+        killed.push(p.kill_owner_of(busy, 10 * MINUTES));
+        rss.push(p.rss_kb());
+    }
+    p.wait_for("a job in the GPU stage", 10 * MINUTES, |p| {
+        p.arena().is_some_and(|a| {
+            (0..a.slot_count()).any(|s| a.slot_word(s).state == SlotState::Proving)
+        })
+    });
+    let epilogue = p.stage_pid("epilogue").unwrap();
+    // SAFETY: kill(2) on a stage of this test's supervisor.
+    unsafe { libc::kill(epilogue as i32, libc::SIGKILL) };
+    killed.push(epilogue);
+
+    // Scale synthesis down live: the config file says 1 now.
+    p.write_config(&counts(2, 1, 2, 1, 2));
+    p.signal(libc::SIGHUP);
+    p.wait_for("synthesis scaled to 1", MINUTES, |p| {
+        p.status().is_some_and(|s| {
+            s["stages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|x| x["stage"] == "synthesis")
+                .count()
+                == 1
+        })
+    });
+
+    p.wait_for("all six C1 files to end", 40 * MINUTES, |p| {
+        rss.push(p.rss_kb());
+        p.files("done", ".proof").len() + p.files("failed", ".reason").len() == 6
+    });
+    let proofs = p.files("done", ".proof");
+    assert_eq!(
+        proofs,
+        ["a-again.proof", "a.proof", "b.proof"],
+        "{}",
+        p.logs()
+    );
+    for (name, src) in good {
+        let proof = name.replace(".json", ".proof");
+        assert!(
+            p.verifies(src, &proof),
+            "{proof} does not verify\n{}",
+            p.logs()
+        );
+    }
+    assert_eq!(
+        p.files("failed", ".reason"),
+        ["malformed.reason", "tampered.reason", "truncated.reason"]
+    );
+    let reason = |n| std::fs::read_to_string(p.data.join("failed").join(n)).unwrap();
+    assert!(
+        reason("tampered.reason").contains("partition 0"),
+        "{}",
+        reason("tampered.reason")
+    );
+    assert!(
+        reason("truncated.reason").contains("truncated.json"),
+        "{}",
+        reason("truncated.reason")
+    );
+    assert!(
+        p.files("failed", ".json").len() == 3,
+        "inputs kept beside their reasons"
+    );
+    assert!(p.files("working", "").is_empty());
+    assert_eq!(p.files("incoming", ""), ["README.txt"]);
+
+    p.wait_for("status to show all slots free", MINUTES, |p| {
+        p.status().is_some_and(|s| {
+            s["slots"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|x| x["state"] == "free")
+                && s["jobs"].as_array().unwrap().is_empty()
+        })
+    });
+    let status = p.status().unwrap();
+    for stage in ["synthesis", "host-prep", "gpu", "epilogue"] {
+        let restarts: u64 = status["stages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|x| x["stage"] == stage)
+            .map(|x| x["restarts"].as_u64().unwrap())
+            .sum();
+        assert!(
+            restarts >= 1,
+            "{stage} was killed but not restarted: {status}"
+        );
+    }
+    assert_eq!(status["done_total"], 3);
+    assert_eq!(status["failed_total"], 3);
+    // Memory: the arena never grows, shared memory is the arena plus one SRS segment, and
+    // the processes' private memory does not grow with the number of jobs (six jobs
+    // through two slots): the last samples stay within the early peak plus a margin for
+    // allocator noise.
+    assert_eq!(
+        std::fs::metadata(p.arena().unwrap().path()).unwrap().len(),
+        arena_len
+    );
+    assert!(
+        p.shm_bytes() < arena_len + 1_300_000_000,
+        "shared memory beyond arena + SRS"
+    );
+    let early = rss[..rss.len() / 3].iter().max().copied().unwrap_or(0);
+    let late = rss[rss.len() * 2 / 3..].iter().max().copied().unwrap_or(0);
+    eprintln!(
+        "rss early peak {early} kB, late peak {late} kB, {} samples",
+        rss.len()
+    );
+    assert!(
+        late <= early + early / 4 + 200_000,
+        "memory grew: {early} kB then {late} kB"
+    );
+
+    p.signal(libc::SIGTERM);
+    assert_eq!(p.wait_exit(2 * MINUTES), Some(0), "{}", p.logs());
+}
+
+/// The supervisor itself killed with SIGKILL in the middle of a job, restarted; then
+/// SIGTERM while busy drains and exits 0, and a restart finishes the rest: every job
+/// proved exactly once into done/, nothing left in working/.
+#[test]
+fn supervisor_crash_and_drain_lose_nothing_and_prove_nothing_twice() {
+    let mut p = Pipeline::new(&counts(1, 1, 1, 1, 1));
+    p.start(&[]);
+    let a = fixture("porep-2KiB-a.c1.json");
+    let b = fixture("porep-2KiB-b.c1.json");
+    p.submit(&a, "one.json");
+    p.submit(&b, "two.json");
+    p.submit(&a, "three.json");
+
+    p.wait_for("the first job in the GPU stage", 10 * MINUTES, |p| {
+        p.arena().is_some_and(|a| {
+            (0..a.slot_count()).any(|s| a.slot_word(s).state == SlotState::Proving)
+        })
+    });
+    let stage = p.stage_pid("gpu").unwrap();
+    p.signal(libc::SIGKILL);
+    p.wait_exit(MINUTES);
+    // Its stages die with it (PDEATHSIG), so nothing keeps writing the old arena.
+    p.wait_for("the stages to die with the supervisor", MINUTES, |_| {
+        !std::path::Path::new(&format!("/proc/{stage}")).exists()
+    });
+    assert!(
+        !p.files("working", ".json").is_empty(),
+        "the claimed job stays in working/"
+    );
+
+    p.start(&[]);
+    p.wait_for("a first proof", 20 * MINUTES, |p| {
+        !p.files("done", ".proof").is_empty()
+    });
+    p.wait_for("another job in flight", 10 * MINUTES, |p| {
+        p.arena()
+            .is_some_and(|a| (0..a.slot_count()).any(|s| a.slot_word(s).state != SlotState::Free))
+    });
+    p.signal(libc::SIGTERM);
+    assert_eq!(
+        p.wait_exit(20 * MINUTES),
+        Some(0),
+        "drain did not exit cleanly\n{}",
+        p.logs()
+    );
+
+    p.start(&["--exit-when-idle"]);
+    assert_eq!(p.wait_exit(30 * MINUTES), Some(0), "{}", p.logs());
+    assert_eq!(
+        p.files("done", ".proof"),
+        ["one.proof", "three.proof", "two.proof"]
+    );
+    for (name, src) in [("one", &a), ("two", &b), ("three", &a)] {
+        assert!(
+            p.verifies(src, &format!("{name}.proof")),
+            "{name} does not verify"
+        );
+    }
+    assert!(p.files("working", "").is_empty());
+    assert!(p.files("incoming", "").is_empty());
+    assert!(p.files("failed", "").is_empty(), "{}", p.logs());
+}
