@@ -1,0 +1,99 @@
+//! CPU tests of the CUDA backend's host side (no GPU needed): the device representations
+//! (XYZZ back to blstrs), the Horner combination of window sums, and the synthetic
+//! partition's shape.
+
+use blstrs::{Fp, G1Projective};
+use cuzk_kernels::cuda::layout::{fp_raw, Xyzz};
+use cuzk_kernels::cuda::msm::{combine_windows, Windows};
+use cuzk_kernels::cuda::synthetic::{ScalarMix, SyntheticPartition};
+use ff::Field;
+use group::{Curve, Group};
+use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+/// The XYZZ form of an affine (x, y) with scale z: X = x·z², Y = y·z³, ZZ = z², ZZZ = z³.
+fn xyzz_of(p: &G1Projective, z: Fp) -> Xyzz {
+    let a = p.to_affine();
+    let (zz, zzz) = (z.square(), z.square() * z);
+    Xyzz([
+        fp_raw(&(a.x() * zz)),
+        fp_raw(&(a.y() * zzz)),
+        fp_raw(&zz),
+        fp_raw(&zzz),
+    ])
+}
+
+#[test]
+fn xyzz_converts_back_exactly() {
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    for _ in 0..32 {
+        let p = G1Projective::random(&mut rng);
+        let z = Fp::random(&mut rng);
+        assert_eq!(xyzz_of(&p, z).to_projective(), p);
+    }
+    assert_eq!(Xyzz::default().to_projective(), G1Projective::identity());
+}
+
+#[test]
+fn window_sums_combine_by_horner() {
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    for c in [4u32, 13, 16, 20] {
+        let win = Windows::for_width(c);
+        let pts: Vec<G1Projective> = (0..win.windows)
+            .map(|_| G1Projective::random(&mut rng))
+            .collect();
+        let sums: Vec<Xyzz> = pts
+            .iter()
+            .map(|p| xyzz_of(p, Fp::random(&mut rng)))
+            .collect();
+        // Σ_w 2^{w·c}·T_w by plain doubling.
+        let mut want = G1Projective::identity();
+        for (w, p) in pts.iter().enumerate() {
+            let mut q = *p;
+            for _ in 0..w as u32 * c {
+                q = q.double();
+            }
+            want += q;
+        }
+        assert_eq!(combine_windows(&win, &sums), want, "c = {c}");
+    }
+}
+
+#[test]
+fn windows_cover_every_scalar() {
+    for c in 4..=cuzk_kernels::cuda::msm::MAX_C {
+        let w = Windows::for_width(c);
+        assert!(w.windows * c >= 255, "c = {c}: {} windows", w.windows);
+    }
+    // The size-based choice never exceeds what the device workspace is planned for.
+    for log in 0..=28 {
+        let w = Windows::for_terms(1 << log);
+        assert!(
+            w.c <= cuzk_kernels::cuda::msm::MAX_C
+                && w.windows as usize <= cuzk_kernels::cuda::msm::MAX_WINDOWS
+        );
+    }
+}
+
+#[test]
+fn synthetic_partition_is_consistent() {
+    let (inputs, aux) = (7, 3000);
+    let p = SyntheticPartition::new(12, inputs, aux, (0.9, 0.3), ScalarMix::default(), 3);
+    let [h, l, a, b] = p.base_counts;
+    assert_eq!(h, (1 << 12) - 1);
+    assert_eq!(l, aux);
+    assert_eq!(p.scalars.len(), inputs + aux);
+    for (plan, bases) in [(&p.l, l), (&p.a_plan, a), (&p.b_plan, b)] {
+        assert!(plan.ones.iter().all(|&i| (i as usize) < bases));
+        assert!(plan
+            .terms
+            .iter()
+            .all(|&[bi, si]| (bi as usize) < bases && (si as usize) < p.scalars.len()));
+        assert!(plan
+            .terms
+            .iter()
+            .all(|&[_, si]| p.scalars[si as usize] != [0; 4]
+                && p.scalars[si as usize] != [1, 0, 0, 0]));
+        assert!(plan.ones.len() + plan.terms.len() + plan.zeros == bases);
+    }
+}
