@@ -10,4 +10,4 @@ mkdir -p .device
 cp target/release/cuzk-gpu-check .device/
 ./target/release/cuzk-gpu-check compile .device/cuzk.ptx
 "$NV/bin/ptxas" -arch=sm_90 -O3 -v -o .device/cuzk.cubin .device/cuzk.ptx 2> .device/ptxas.log
-grep -A1 "Compiling entry" .device/ptxas.log | grep -o "entry function '[a-z_0-9]*'\|Used [0-9]* registers" | paste - -
+awk "/Compiling entry/ {f=\$(NF-2)} /registers/ {print f, \$5, \"registers\"} /spill/ {print \"   \", \$0}" .device/ptxas.log
