@@ -6,8 +6,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Result;
+use cuzk_bench::analysis::Options;
 use cuzk_bench::batch::{self, BatchConfig, BatchReport, JobResult, MinAvgMax, Observer, Outcome};
 use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::timeline_cmd::analyze_log;
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum ProofType {
@@ -40,6 +43,13 @@ pub struct BatchArgs {
     /// How often to look at the drop directory, ms (the resolution of the times).
     #[arg(long, default_value_t = 20)]
     pub poll_ms: u64,
+    /// Afterwards, analyse this batch's jobs in the supervisor's timeline (as `cuzk-bench
+    /// timeline --jobs -b<run-id>-`) and draw their waterfall next to the log.
+    #[arg(long)]
+    pub timeline: bool,
+    /// The timeline log, when not `<data-dir>/timeline.jsonl` (implies --timeline).
+    #[arg(long)]
+    pub timeline_log: Option<PathBuf>,
 }
 
 /// Prints each job as it finishes, above the progress bar.
@@ -128,10 +138,34 @@ pub fn run(args: &BatchArgs) -> Result<ExitCode> {
     };
     let report = batch::run(&cfg, &mut progress)?;
     progress.bar.finish_and_clear();
+    let timeline = if args.timeline || args.timeline_log.is_some() {
+        let log = args
+            .timeline_log
+            .clone()
+            .unwrap_or_else(|| args.data_dir.join("timeline.jsonl"));
+        let mut svg = log.file_name().unwrap_or_default().to_os_string();
+        svg.push(format!(".b{}.waterfall.svg", cfg.run_id));
+        let pattern = format!("-b{}-", cfg.run_id);
+        Some(analyze_log(
+            &log,
+            Some(&pattern),
+            &Options::default(),
+            Some(&log.with_file_name(svg)),
+        )?)
+    } else {
+        None
+    };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        let mut value = serde_json::to_value(&report)?;
+        if let Some(t) = &timeline {
+            value["timeline"] = t.to_json()?;
+        }
+        println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
         print!("{}", summary_text(&report));
+        if let Some(t) = &timeline {
+            print!("\ntimeline of this batch's jobs\n{}", t.text());
+        }
     }
     let all_done = report.summary.done == report.summary.count;
     Ok(if all_done {

@@ -175,6 +175,7 @@ fn command_line_json_and_text() {
         if json {
             cmd.arg("--json");
         }
+        cmd.arg("--timeline");
         cmd.output().unwrap()
     };
     let out = run(true);
@@ -187,6 +188,15 @@ fn command_line_json_and_text() {
     assert_eq!(report["summary"]["done"], 3);
     assert_eq!(report["summary"]["max_in_flight"], 3);
     assert_eq!(report["jobs"].as_array().unwrap().len(), 3);
+    // --timeline: this batch's jobs out of the supervisor's log, and their waterfall.
+    let timeline = &report["timeline"];
+    assert_eq!(timeline["jobs"]["throughput"]["done"], 3);
+    assert_eq!(timeline["bottleneck"]["stage"], "gpu");
+    let svg = timeline["waterfall"].as_str().unwrap();
+    assert!(
+        svg.ends_with(".waterfall.svg") && Path::new(svg).exists(),
+        "{svg}"
+    );
 
     let out = run(false);
     fake.stop();
@@ -195,4 +205,9 @@ fn command_line_json_and_text() {
     assert_eq!(text.matches(": done, wall").count(), 3, "{text}");
     assert!(text.contains("summary: 3 jobs, 3 done, 0 failed"), "{text}");
     assert!(text.contains("proofs/min"), "{text}");
+    // Only this batch's 3 jobs, though the log now holds both batches' 6.
+    assert!(text.contains("timeline of this batch's jobs"), "{text}");
+    assert!(text.contains("jobs: 3 done, 0 failed"), "{text}");
+    let log = std::fs::read_to_string(cfg.data_dir.join("timeline.jsonl")).unwrap();
+    assert_eq!(log.matches("JOB_DONE").count(), 6);
 }

@@ -11,6 +11,7 @@ pub mod busy;
 pub mod jobs;
 pub mod occupancy;
 pub mod pairing;
+pub mod select;
 pub mod stats;
 
 use std::collections::BTreeMap;

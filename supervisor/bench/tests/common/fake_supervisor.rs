@@ -2,7 +2,9 @@
 //! files from incoming/ (incoming → working) after `claim_after`, and `prove_for` later
 //! writes done/<stem>.json then done/<stem>.proof (or failed/<stem>.reason and moves the
 //! input to failed/), in the order the real supervisor uses. It counts how many jobs it
-//! ever saw in flight at once (in incoming/ or working/).
+//! ever saw in flight at once (in incoming/ or working/), and writes a timeline to
+//! `<data_dir>/timeline.jsonl` as the real one would (JOB_CLAIMED, the proving as one
+//! GPU_START → GPU_END, JOB_DONE / JOB_FAILED).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -10,6 +12,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use cuzk_shm_layout::timeline::names;
+use cuzk_shm_layout::{At, Timeline};
 
 pub struct FakeSupervisor {
     stop: Arc<AtomicBool>,
@@ -75,8 +80,13 @@ fn write_then_rename(path: &Path, bytes: &[u8]) {
 
 fn serve(dir: &Path, b: &Behaviour, stop: &AtomicBool) -> usize {
     let (incoming, working) = (dir.join("incoming"), dir.join("working"));
+    let log = dir.join("timeline.jsonl");
+    let supervisor = Timeline::open(Some(&log), "supervisor").unwrap();
+    let gpu = Timeline::open(Some(&log), "gpu").unwrap();
     let mut first_seen: HashMap<PathBuf, Instant> = HashMap::new();
-    let mut claimed: HashMap<PathBuf, Instant> = HashMap::new();
+    // Claimed file -> (when, job id).
+    let mut claimed: HashMap<PathBuf, (Instant, u64)> = HashMap::new();
+    let mut next_job = 0;
     let mut max_in_flight = 0;
     while !stop.load(Ordering::SeqCst) {
         let now = Instant::now();
@@ -87,16 +97,28 @@ fn serve(dir: &Path, b: &Behaviour, stop: &AtomicBool) -> usize {
             if now - seen >= b.claim_after {
                 let target = working.join(path.file_name().unwrap());
                 std::fs::rename(&path, &target).unwrap();
-                claimed.insert(target, now);
+                next_job += 1;
+                let name = target.file_name().unwrap().to_string_lossy().to_string();
+                supervisor.emit_full(
+                    names::JOB_CLAIMED,
+                    At::job(next_job),
+                    Some(&name),
+                    &[],
+                    None,
+                );
+                gpu.emit(names::GPU_START, At::slot(next_job, 0, 0));
+                claimed.insert(target, (now, next_job));
             }
         }
         let finished: Vec<PathBuf> = claimed
             .iter()
-            .filter(|(_, &at)| now - at >= b.prove_for)
+            .filter(|(_, &(at, _))| now - at >= b.prove_for)
             .map(|(p, _)| p.clone())
             .collect();
         for path in finished {
-            claimed.remove(&path);
+            let (_, job) = claimed.remove(&path).unwrap();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            gpu.emit(names::GPU_END, At::slot(job, 0, 0));
             let stem = path.file_stem().unwrap().to_string_lossy().to_string();
             if b.fail_suffix.is_some_and(|s| stem.ends_with(s)) {
                 write_then_rename(
@@ -112,6 +134,7 @@ fn serve(dir: &Path, b: &Behaviour, stop: &AtomicBool) -> usize {
                 );
                 write_then_rename(&dir.join("done").join(format!("{stem}.proof")), &[7; 192]);
                 std::fs::remove_file(&path).unwrap();
+                gpu.emit_full(names::JOB_DONE, At::job(job), Some(&name), &[], None);
             }
         }
         std::thread::sleep(Duration::from_millis(2));

@@ -1,0 +1,27 @@
+//! Picking one batch's jobs out of a log that holds more (earlier batches, other writers).
+
+use std::collections::HashSet;
+
+use cuzk_shm_layout::timeline::{names, TimelineEvent};
+
+/// The events of jobs whose name (from JOB_CLAIMED, or JOB_DONE / JOB_FAILED) contains
+/// `pattern`. Events about no job (process start and exit) are left out: they are outside the
+/// span anyway, and would stretch nothing but the process lifetimes.
+pub fn jobs_named(events: &[TimelineEvent], pattern: &str) -> Vec<TimelineEvent> {
+    let ids: HashSet<u64> = events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.event.as_str(),
+                names::JOB_CLAIMED | names::JOB_DONE | names::JOB_FAILED
+            )
+        })
+        .filter(|e| e.job_name.as_deref().is_some_and(|n| n.contains(pattern)))
+        .filter_map(|e| e.job)
+        .collect();
+    events
+        .iter()
+        .filter(|e| e.job.is_some_and(|j| ids.contains(&j)))
+        .cloned()
+        .collect()
+}
