@@ -5,8 +5,9 @@ use std::collections::HashSet;
 use cuzk_shm_layout::timeline::{names, TimelineEvent};
 
 /// The events of jobs whose name (from JOB_CLAIMED, or JOB_DONE / JOB_FAILED) contains
-/// `pattern`. Events about no job (process start and exit) are left out: they are outside the
-/// span anyway, and would stretch nothing but the process lifetimes.
+/// `pattern`, and the events about no job (process start and exit): those lie outside the
+/// span, and they keep a process that did none of these jobs' work counted among its
+/// stage's processes.
 pub fn jobs_named(events: &[TimelineEvent], pattern: &str) -> Vec<TimelineEvent> {
     let ids: HashSet<u64> = events
         .iter()
@@ -21,7 +22,7 @@ pub fn jobs_named(events: &[TimelineEvent], pattern: &str) -> Vec<TimelineEvent>
         .collect();
     events
         .iter()
-        .filter(|e| e.job.is_some_and(|j| ids.contains(&j)))
+        .filter(|e| e.job.is_none_or(|j| ids.contains(&j)))
         .cloned()
         .collect()
 }
