@@ -59,6 +59,7 @@ struct Progress {
     json: bool,
     done: usize,
     failed: usize,
+    started: std::time::Instant,
 }
 
 impl Observer for Progress {
@@ -68,8 +69,18 @@ impl Observer for Progress {
             _ => self.failed += 1,
         }
         self.bar.inc(1);
-        self.bar
-            .set_message(format!("{} done, {} failed", self.done, self.failed));
+        // Rate and ETA from the jobs finished so far (indicatif's own are per second and
+        // read 0 until the first job is in; proofs take minutes).
+        let finished = self.done + self.failed;
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let eta = elapsed / finished as f64 * (self.count - finished) as f64;
+        self.bar.set_message(format!(
+            "{} done, {} failed, {:.2} proofs/min, ETA {:.0} s",
+            self.done,
+            self.failed,
+            self.done as f64 / elapsed * 60.0,
+            eta
+        ));
         if !self.json {
             // To stdout, with the bar (on stderr) cleared meanwhile; `println` of the bar
             // would drop the line when the bar is hidden (not a terminal).
@@ -109,16 +120,6 @@ pub fn run(args: &BatchArgs) -> Result<ExitCode> {
         poll: Duration::from_millis(args.poll_ms.max(1)),
         run_id: BatchConfig::fresh_run_id(),
     };
-    // On stderr, and hidden when stderr is not a terminal: stdout stays clean for --json.
-    let bar = ProgressBar::new(args.count as u64);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30}] {pos}/{len} jobs ({per_sec}, ETA {eta}) {msg}",
-        )
-        .expect("a valid template")
-        .progress_chars("=> "),
-    );
-    bar.enable_steady_tick(Duration::from_millis(500));
     if !args.json {
         println!(
             "batch {}: {} x {} through {}, {} in flight",
@@ -129,12 +130,22 @@ pub fn run(args: &BatchArgs) -> Result<ExitCode> {
             args.concurrency
         );
     }
+    // On stderr, and hidden when stderr is not a terminal: stdout stays clean for --json.
+    let bar = ProgressBar::new(args.count as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} jobs: {msg}")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_message("rate and ETA after the first job");
+    bar.enable_steady_tick(Duration::from_millis(500));
     let mut progress = Progress {
         bar,
         count: args.count,
         json: args.json,
         done: 0,
         failed: 0,
+        started: std::time::Instant::now(),
     };
     let report = batch::run(&cfg, &mut progress)?;
     progress.bar.finish_and_clear();
