@@ -150,6 +150,7 @@ fn bottleneck(w: &mut String, a: &Analysis) {
         );
     }
     slot_note(w, a);
+    startup_note(w, a);
     match b.stage {
         None => {
             let _ = writeln!(w, "bottleneck: none (no stage work in the log)");
@@ -185,6 +186,22 @@ fn bottleneck(w: &mut String, a: &Analysis) {
                     ),
                     _ => String::new(),
                 }
+            );
+        }
+    }
+}
+
+/// Stages whose first partition per process carried start-up work: in a short run it
+/// weighs on the utilisation as much as the steady state does.
+fn startup_note(w: &mut String, a: &Analysis) {
+    for l in &a.bottleneck.loads {
+        if l.startup_ms >= 0.05 * a.span_s * 1e3 {
+            let _ = writeln!(
+                w,
+                "note: {}'s first partition per process ran {:.1} s over its median (start-up inside it: parameters loaded, kernels compiled); without that its utilisation would be {:.1} %",
+                l.stage.name(),
+                l.startup_ms / 1e3,
+                100.0 * l.utilisation_without_startup
             );
         }
     }

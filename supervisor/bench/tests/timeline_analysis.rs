@@ -453,3 +453,25 @@ fn too_few_slots_are_pointed_out_when_the_gpu_waits() {
     assert!(a.gpus[0].gaps.is_none());
     assert!(!text.contains("note: every slot"), "{text}");
 }
+
+#[test]
+fn start_up_inside_the_first_partition_is_measured() {
+    // The GPU's first partition also compiled its kernels: 1000 ms against 50 ms after.
+    let mut log = Log::default();
+    let mut t = 0.0;
+    for (partition, ms) in [1000.0, 50.0, 50.0, 50.0].into_iter().enumerate() {
+        log.at(t, "GPU_START", "gpu", 40, (1, partition as u32, 0));
+        log.at(t + ms, "GPU_END", "gpu", 40, (1, partition as u32, 0));
+        t += ms;
+    }
+    let (a, _) = analyze(&log.events, 0, &Options::default());
+    let gpu = &a.bottleneck.loads[0];
+    assert_close(gpu.startup_ms, 950.0);
+    assert_close(gpu.utilisation, 1.0);
+    assert_close(gpu.utilisation_without_startup, 200.0 / 1150.0);
+    let text = cuzk_bench::report::render(&a);
+    assert!(
+        text.contains("note: gpu's first partition per process ran 0.9 s over its median"),
+        "{text}"
+    );
+}

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::busy::{busy_spans, total_ns};
-use super::pairing::{Ending, Paired, Phase, Stage};
+use super::pairing::{Ending, Interval, Paired, Phase, Stage};
 use super::stats::ns_to_ms;
 
 /// Below this utilisation the busiest stage is not called a bound.
@@ -36,6 +36,39 @@ pub struct StageLoad {
     pub mean_ms: Option<f64>,
     /// processes × 60 000 / mean_ms: partitions per minute the stage could pass.
     pub capacity_per_min: Option<f64>,
+    /// Start-up inside the work: over the processes, how much each one's first completed
+    /// partition exceeded the stage's median, where it took more than
+    /// [`STARTUP_FACTOR`] times the median (parameters loaded, kernels compiled on first use).
+    pub startup_ms: f64,
+    /// (busy − start-up) / (processes × span): the utilisation a longer run tends to.
+    pub utilisation_without_startup: f64,
+}
+
+/// A process's first partition this many times the stage's median counts as start-up.
+pub const STARTUP_FACTOR: f64 = 3.0;
+
+/// See [`StageLoad::startup_ms`]; needs three completed partitions for a median to mean much.
+fn startup_ns(work: &[&Interval], pids: &[u32]) -> u64 {
+    let mut done: Vec<u64> = work
+        .iter()
+        .filter(|i| i.ending == Ending::Complete)
+        .map(|i| i.duration_ns())
+        .collect();
+    if done.len() < 3 {
+        return 0;
+    }
+    done.sort_unstable();
+    let median = done[(done.len() - 1) / 2];
+    pids.iter()
+        .filter_map(|&pid| {
+            let first = work
+                .iter()
+                .filter(|i| i.pid == pid && i.ending == Ending::Complete)
+                .min_by_key(|i| i.start_ns)?;
+            let d = first.duration_ns();
+            (d as f64 > STARTUP_FACTOR * median as f64).then(|| d - median)
+        })
+        .sum()
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -83,7 +116,11 @@ pub fn loads(p: &Paired, given: &BTreeMap<Stage, usize>) -> Vec<StageLoad> {
                 .collect();
             let mean_ms =
                 (!done.is_empty()).then(|| ns_to_ms(done.iter().sum::<u64>()) / done.len() as f64);
+            let startup = startup_ns(&work, &pids);
+            let capacity = processes as f64 * span as f64;
             Some(StageLoad {
+                startup_ms: ns_to_ms(startup),
+                utilisation_without_startup: busy.saturating_sub(startup) as f64 / capacity,
                 stage,
                 processes,
                 busy_ms: ns_to_ms(busy),
