@@ -121,3 +121,15 @@ pub fn arena_name(path: &std::path::Path) -> String {
         .unwrap_or(&file)
         .to_string()
 }
+
+/// A stage binary's exit: 0, or 1 with the error on stderr after the binary's name (the
+/// supervisor restarts it; the journal shows why).
+pub fn exit_code(binary: &str, result: Result<()>) -> std::process::ExitCode {
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{binary}: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

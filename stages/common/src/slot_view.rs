@@ -212,3 +212,31 @@ pub fn read_b_g2(region: &[u8]) -> G2Projective {
     let at = msm_result::B_G2 as usize;
     cast::<G2Projective>(&region[at..at + 288])[0]
 }
+
+/// What the gpu stage reads from a prepped slot: the partition's shape, its canonical
+/// assignment (inputs then aux) and the L, A, B plans, checked against the proving key.
+pub struct MsmInputs<'c> {
+    pub shape: CircuitShape,
+    pub z: &'c [Limbs],
+    /// L, A, B.
+    pub plans: [PlanRef<'c>; 3],
+}
+
+pub fn msm_inputs<'c>(
+    claim: &'c SlotClaim<'_>,
+    srs: &cuzk_kernels::srs::SrsView<'_>,
+) -> Result<MsmInputs<'c>, cuzk_kernels::groth16::ProveError> {
+    let shape = meta(claim);
+    cuzk_kernels::groth16::steps::check_params(srs, &shape, densities(claim))?;
+    let z = &cast::<Limbs>(claim.region(Region::Assignment))[..shape.num_inputs + shape.num_aux];
+    let plan = |r| read_plan(claim.region(r)).0;
+    Ok(MsmInputs {
+        shape,
+        z,
+        plans: [
+            plan(Region::PrepL),
+            plan(Region::PrepA),
+            plan(Region::PrepB),
+        ],
+    })
+}

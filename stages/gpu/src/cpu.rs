@@ -6,11 +6,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use blstrs::Scalar as Fr;
-use cuzk_kernels::groth16::steps::{check_params, g1_msms, h_scalars, G1Sums};
-use cuzk_kernels::msm::scalars::Limbs;
+use cuzk_kernels::groth16::steps::{g1_msms, h_scalars, G1Sums};
 use cuzk_kernels::srs::SrsView;
 use cuzk_shm_layout::{Region, SlotClaim};
-use cuzk_stage_common::slot_view::{cast, densities, meta, read_plan};
+use cuzk_stage_common::slot_view::{cast, msm_inputs, MsmInputs};
 use ff::Field;
 
 use crate::PartitionDevice;
@@ -39,8 +38,7 @@ impl PartitionDevice for CpuDevice {
         claim: &SlotClaim<'_>,
         srs: &SrsView<'_>,
     ) -> Result<(G1Sums, Vec<(&'static str, Duration)>)> {
-        let shape = meta(claim);
-        check_params(srs, &shape, densities(claim))?;
+        let MsmInputs { shape, z, plans } = msm_inputs(claim, srs)?;
         let n = shape.domain_size();
         let started = Instant::now();
         let [a, b, c] = &mut self.scratch;
@@ -58,13 +56,8 @@ impl PartitionDevice for CpuDevice {
         let started = Instant::now();
         let h = h_scalars(a, b, c, shape.domain_log2());
         let ntt = started.elapsed();
-        let z =
-            &cast::<Limbs>(claim.region(Region::Assignment))[..shape.num_inputs + shape.num_aux];
-        let (l, _) = read_plan(claim.region(Region::PrepL));
-        let (pa, _) = read_plan(claim.region(Region::PrepA));
-        let (pb, _) = read_plan(claim.region(Region::PrepB));
         let mut t = [Duration::ZERO; 4];
-        let sums = g1_msms(srs, h, z, [l, pa, pb], &mut t);
+        let sums = g1_msms(srs, h, z, plans, &mut t);
         Ok((
             sums,
             vec![

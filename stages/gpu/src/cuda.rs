@@ -9,11 +9,10 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use blstrs::Scalar as Fr;
 use cuzk_kernels::cuda::{GpuError, GpuPartition, GpuProver};
-use cuzk_kernels::groth16::steps::{check_params, G1Sums};
-use cuzk_kernels::msm::scalars::Limbs;
+use cuzk_kernels::groth16::steps::G1Sums;
 use cuzk_kernels::srs::SrsView;
 use cuzk_shm_layout::{Arena, Region, SlotClaim};
-use cuzk_stage_common::slot_view::{cast, densities, meta, read_plan};
+use cuzk_stage_common::slot_view::{cast, msm_inputs, MsmInputs};
 
 use crate::PartitionDevice;
 
@@ -82,14 +81,9 @@ impl PartitionDevice for CudaDevice {
         claim: &SlotClaim<'_>,
         srs: &SrsView<'_>,
     ) -> Result<(G1Sums, Vec<(&'static str, Duration)>)> {
-        let shape = meta(claim);
-        check_params(srs, &shape, densities(claim))?;
+        let MsmInputs { shape, z, plans } = msm_inputs(claim, srs)?;
+        let [l, a_plan, b_plan] = plans;
         let n = shape.domain_size();
-        let z =
-            &cast::<Limbs>(claim.region(Region::Assignment))[..shape.num_inputs + shape.num_aux];
-        let (l, _) = read_plan(claim.region(Region::PrepL));
-        let (a_plan, _) = read_plan(claim.region(Region::PrepA));
-        let (b_plan, _) = read_plan(claim.region(Region::PrepB));
         let partition = GpuPartition {
             domain_log2: shape.domain_log2(),
             a: &cast::<Fr>(claim.region(Region::EvalA))[..n],

@@ -22,13 +22,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    match run(Args::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("cuzk-epilogue: {e:#}");
-            ExitCode::FAILURE
-        }
-    }
+    cuzk_stage_common::runtime::exit_code("cuzk-epilogue", run(Args::parse()))
 }
 
 fn run(args: Args) -> Result<()> {

@@ -25,13 +25,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    match run(Args::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("cuzk-gpu: {e:#}");
-            ExitCode::FAILURE
-        }
-    }
+    cuzk_stage_common::runtime::exit_code("cuzk-gpu", run(Args::parse()))
 }
 
 fn run(args: Args) -> Result<()> {

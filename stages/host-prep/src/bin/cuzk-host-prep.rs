@@ -22,13 +22,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    match run(Args::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("cuzk-host-prep: {e:#}");
-            ExitCode::FAILURE
-        }
-    }
+    cuzk_stage_common::runtime::exit_code("cuzk-host-prep", run(Args::parse()))
 }
 
 fn run(args: Args) -> Result<()> {

@@ -23,13 +23,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    match run(Args::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("cuzk-synthesis: {e:#}");
-            ExitCode::FAILURE
-        }
-    }
+    cuzk_stage_common::runtime::exit_code("cuzk-synthesis", run(Args::parse()))
 }
 
 /// The oldest job with a partition nobody has taken yet, and that partition.
