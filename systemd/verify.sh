@@ -4,12 +4,14 @@
 #      (verify needs the binary to exist);
 #   2. cuzk.sysusers.conf and cuzk.tmpfiles.conf applied to an empty root in a temp
 #      directory: the user is created and the directories get their owner and modes.
-# Usage: systemd/verify.sh [path/to/cuzk]   (default: target/release/cuzk, built if missing)
+# Usage: systemd/verify.sh [path/to/cuzk]   (default: the release cuzk in the target directory, built if missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 command -v systemd-analyze >/dev/null || { echo "systemd-analyze not found (apt-get install systemd)"; exit 1; }
-cuzk="${1:-target/release/cuzk}"
+# The build's target directory (CARGO_TARGET_DIR or the workspace's target/).
+target_dir="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
+cuzk="${1:-$target_dir/release/cuzk}"
 if [[ ! -x "$cuzk" ]]; then
     cargo build --release --bin cuzk
 fi
