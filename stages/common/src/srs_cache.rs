@@ -47,8 +47,16 @@ impl SrsCache {
             );
         }
         let layout = Srs::layout(params)?;
-        let key = SrsKey::of_file(params)?;
         let validation = params_check::validation_for(params, self.trust_params);
+        let key = SrsKey::of_file(params)?;
+        // A segment filled without the subgroup checks must not stand in for them: a load
+        // that owes the file its full check gets (and fills) a segment of its own. Once the
+        // check has passed, the marker makes later loads Trusted, and either segment serves
+        // (decoding is the same; only the checks differ).
+        let key = match validation {
+            Validation::Full => SrsKey::new(format!("{}:full-check", key.as_str())),
+            Validation::Trusted => key,
+        };
         let (segment, filled) =
             SrsSegment::open_or_load(&self.dir, &key, image_len(&layout), |out| {
                 let file = std::fs::File::open(params).map_err(|e| e.to_string())?;
