@@ -160,8 +160,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let mut last_watchdog = Instant::now();
     loop {
         let draining = drain_started.is_some();
-        // Children: reap, recover what a crashed one held, restart after back-off.
-        for exited in children.reap(&config, draining) {
+        // Children: reap, recover what a crashed one held, restart after back-off (during a
+        // drain too: the jobs in flight still need every stage).
+        for exited in children.reap(&config, false) {
             let pid = exited.pid;
             let report = arena.recover_dead_owner(pid).unwrap_or_default();
             for d in &report.returned {
@@ -185,9 +186,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             }
             timeline.emit_full(names::STAGE_EXIT, At::default(), None, &[], Some(&detail));
         }
-        if !draining {
-            children.start_due(&config, &topology)?;
-        }
+        children.start_due(&config, &topology)?;
         if hup.swap(false, Ordering::Relaxed) {
             match Config::load(args.config.as_deref(), &env, &args.overrides) {
                 Ok(new) => {

@@ -152,7 +152,19 @@ fn every_job_ends_verified_or_failed_despite_kills_and_bad_input() {
         })
     });
     let status = p.status().unwrap();
+    // Each kill was seen and answered with a restart. (The status keeps restart counts per
+    // process position; the SIGHUP above may have retired the synthesis position that was
+    // killed, so the supervisor's log is the record for every stage.)
+    let logs = p.logs();
     for stage in ["synthesis", "host-prep", "gpu", "epilogue"] {
+        assert!(
+            logs.lines().any(|l| l.contains(&format!("cuzk: {stage} #"))
+                && l.contains("SIGKILL")
+                && l.contains("restart scheduled")),
+            "{stage} was killed but no restart was scheduled\n{logs}"
+        );
+    }
+    for stage in ["host-prep", "gpu", "epilogue"] {
         let restarts: u64 = status["stages"]
             .as_array()
             .unwrap()
