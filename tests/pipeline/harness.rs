@@ -137,6 +137,21 @@ impl Pipeline {
         std::fs::rename(&tmp, incoming.join(name)).unwrap();
     }
 
+    /// `cuzk status --data-dir <data> ARGS`: exit code and stdout.
+    pub fn cuzk_status(&self, args: &[&str]) -> (Option<i32>, String) {
+        let out = Command::new(env!("CARGO_BIN_EXE_cuzk"))
+            .arg("status")
+            .arg("--data-dir")
+            .arg(&self.data)
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    }
+
     pub fn status(&self) -> Option<Value> {
         let text = std::fs::read_to_string(self.data.join("status.json")).ok()?;
         serde_json::from_str(&text).ok()

@@ -202,8 +202,35 @@ fn every_job_ends_verified_or_failed_despite_kills_and_bad_input() {
         "memory grew: {early} kB then {late} kB"
     );
 
+    // What an operator sees: `cuzk status` in both forms, while running and after.
+    let (code, text) = p.cuzk_status(&[]);
+    assert_eq!(code, Some(0), "{text}");
+    for want in [
+        "running",
+        "3 done, 3 failed",
+        "slots:",
+        "synthesis",
+        "host-prep",
+        "gpu",
+        "epilogue",
+    ] {
+        assert!(text.contains(want), "status lacks {want:?}:\n{text}");
+    }
+    let (code, json) = p.cuzk_status(&["--json"]);
+    assert_eq!(code, Some(0));
+    let json: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["running"], true);
+    assert_eq!(json["done_total"], 3);
+
     p.signal(libc::SIGTERM);
     assert_eq!(p.wait_exit(2 * MINUTES), Some(0), "{}", p.logs());
+    let (code, text) = p.cuzk_status(&[]);
+    assert_eq!(
+        code,
+        Some(3),
+        "a stopped supervisor is reported as not running: {text}"
+    );
+    assert!(text.contains("NOT RUNNING"), "{text}");
 }
 
 /// The supervisor itself killed with SIGKILL in the middle of a job, restarted; then
