@@ -61,8 +61,10 @@ impl SlotState {
 }
 
 /// The process kinds of the pipeline and the completed state each one claims from.
+/// Serialized by [`Stage::name`] (the timeline's `stage` field, reports).
 #[repr(u8)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Stage {
     Synthesis = 0,
     HostPrep = 1,
@@ -100,6 +102,11 @@ impl Stage {
             Stage::Gpu => "gpu",
             Stage::Epilogue => "epilogue",
         }
+    }
+
+    /// The stage named `name` (as [`Stage::name`] writes it).
+    pub fn from_name(name: &str) -> Option<Stage> {
+        Stage::ALL.into_iter().find(|s| s.name() == name)
     }
 }
 

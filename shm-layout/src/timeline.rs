@@ -36,6 +36,28 @@ pub mod names {
     pub const SLOT_RETURNED: &str = "SLOT_RETURNED";
     pub const STAGE_EXIT: &str = "STAGE_EXIT";
     pub const STAGE_START: &str = "STAGE_START";
+
+    use crate::Stage;
+
+    /// The event a stage writes when it starts working on a partition.
+    pub fn start_of(stage: Stage) -> &'static str {
+        match stage {
+            Stage::Synthesis => SYNTH_START,
+            Stage::HostPrep => PREP_START,
+            Stage::Gpu => GPU_START,
+            Stage::Epilogue => EPILOGUE_START,
+        }
+    }
+
+    /// The event a stage writes when it is done with a partition.
+    pub fn end_of(stage: Stage) -> &'static str {
+        match stage {
+            Stage::Synthesis => SYNTH_END,
+            Stage::HostPrep => PREP_END,
+            Stage::Gpu => GPU_END,
+            Stage::Epilogue => EPILOGUE_END,
+        }
+    }
 }
 
 /// One line of the log.

@@ -46,7 +46,7 @@ pub struct StageRuntime {
 const POLL: Duration = Duration::from_millis(200);
 
 impl StageRuntime {
-    pub fn start(args: StageArgs, stage: &'static str) -> Result<Self> {
+    pub fn start(args: StageArgs, stage: Stage) -> Result<Self> {
         if let Some(n) = args.threads {
             // Ignored if a pool exists already (only in tests that run stages in-process).
             let _ = rayon::ThreadPoolBuilder::new()
@@ -63,7 +63,7 @@ impl StageRuntime {
         let name = arena_name(&args.arena);
         let control = ControlPlane::new(&name, &iceoryx_config(&args.iox_prefix)?)
             .context("joining the control plane")?;
-        let timeline = Timeline::open(args.timeline.as_deref(), stage)
+        let timeline = Timeline::open(args.timeline.as_deref(), stage.name())
             .with_context(|| format!("opening timeline {:?}", args.timeline))?;
         timeline.emit(names::STAGE_START, At::default());
         Ok(StageRuntime {

@@ -26,7 +26,7 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Args) -> Result<()> {
-    let rt = StageRuntime::start(args.stage, "epilogue")?;
+    let rt = StageRuntime::start(args.stage, Stage::Epilogue)?;
     let freed = rt.control.sender(SlotState::Free)?;
     let mut srs = SrsCache::new(&rt.srs_dir(), rt.args.trust_params);
     rt.serve(Stage::Epilogue, |claim| {

@@ -29,7 +29,7 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Args) -> Result<()> {
-    let rt = StageRuntime::start(args.stage, "gpu")?;
+    let rt = StageRuntime::start(args.stage, Stage::Gpu)?;
     let to_epilogue = rt.control.sender(SlotState::Proved)?;
     let mut srs = SrsCache::new(&rt.srs_dir(), rt.args.trust_params);
     let domain = 1usize << rt.arena.header().shape.domain_log2;

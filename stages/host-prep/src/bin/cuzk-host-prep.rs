@@ -26,7 +26,7 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Args) -> Result<()> {
-    let rt = StageRuntime::start(args.stage, "host-prep")?;
+    let rt = StageRuntime::start(args.stage, Stage::HostPrep)?;
     let to_gpu = rt.control.sender(SlotState::Prepped)?;
     let mut srs = SrsCache::new(&rt.srs_dir(), rt.args.trust_params);
     rt.serve(Stage::HostPrep, |claim| {

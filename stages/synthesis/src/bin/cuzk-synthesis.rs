@@ -35,7 +35,7 @@ fn take_next<'a>(rt: &'a StageRuntime, slot: u32) -> Option<(JobView<'a>, u32)> 
 }
 
 fn run(args: Args) -> Result<()> {
-    let rt = StageRuntime::start(args.stage, "synthesis")?;
+    let rt = StageRuntime::start(args.stage, Stage::Synthesis)?;
     let free_slots = rt.control.receiver(Stage::Synthesis)?;
     let to_prep = rt.control.sender(SlotState::Synthesized)?;
     // The last job's parsed C1: its partitions usually come one after another.

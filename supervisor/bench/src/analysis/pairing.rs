@@ -17,56 +17,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use cuzk_shm_layout::timeline::{names, TimelineEvent};
 use serde::Serialize;
 
-/// A stage of the pipeline, in the order a partition meets them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Stage {
-    Synthesis,
-    HostPrep,
-    Gpu,
-    Epilogue,
-}
-
-impl Stage {
-    pub const ALL: [Stage; 4] = [
-        Stage::Synthesis,
-        Stage::HostPrep,
-        Stage::Gpu,
-        Stage::Epilogue,
-    ];
-
-    /// The name used in the log's `stage` field and in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Stage::Synthesis => "synthesis",
-            Stage::HostPrep => "host-prep",
-            Stage::Gpu => "gpu",
-            Stage::Epilogue => "epilogue",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Stage> {
-        Stage::ALL.into_iter().find(|s| s.name() == name)
-    }
-
-    fn start_event(self) -> &'static str {
-        match self {
-            Stage::Synthesis => names::SYNTH_START,
-            Stage::HostPrep => names::PREP_START,
-            Stage::Gpu => names::GPU_START,
-            Stage::Epilogue => names::EPILOGUE_START,
-        }
-    }
-
-    fn end_event(self) -> &'static str {
-        match self {
-            Stage::Synthesis => names::SYNTH_END,
-            Stage::HostPrep => names::PREP_END,
-            Stage::Gpu => names::GPU_END,
-            Stage::Epilogue => names::EPILOGUE_END,
-        }
-    }
-}
+/// A stage of the pipeline, in the order a partition meets them (the same type the stage
+/// processes use, so the log's names are one definition).
+pub use cuzk_shm_layout::Stage;
 
 /// What an interval measures: a stage working, or a partition waiting for that stage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -222,9 +175,9 @@ impl Pairer {
             .or_insert((e.mono_ns, e.mono_ns));
         life.1 = e.mono_ns;
         let name = e.event.as_str();
-        if let Some(stage) = Stage::ALL.into_iter().find(|s| s.start_event() == name) {
+        if let Some(stage) = Stage::ALL.into_iter().find(|s| names::start_of(*s) == name) {
             self.start(stage, e);
-        } else if let Some(stage) = Stage::ALL.into_iter().find(|s| s.end_event() == name) {
+        } else if let Some(stage) = Stage::ALL.into_iter().find(|s| names::end_of(*s) == name) {
             self.end(stage, e);
         } else {
             match name {
