@@ -37,14 +37,27 @@ fn every_kernel_compiles_with_nvrtc() {
         eprintln!("skipped: libnvrtc not found (set CUZK_REQUIRE_NVRTC=1 to fail instead)");
         return;
     }
-    let ptx = source::compile().unwrap_or_else(|e| panic!("{e}"));
-    assert!(ptx.contains(".target sm_90"), "PTX is not for sm_90");
+    let c = source::compile().unwrap_or_else(|e| panic!("{e}"));
+    assert!(c.ptx.contains(".target sm_90"), "PTX is not for sm_90");
+    // The CUBIN is what the driver loads: an ELF image whose symbol table names every kernel.
+    assert_eq!(&c.cubin[..4], b"\x7fELF", "CUBIN is not an ELF image");
+    let has = |name: &str| {
+        let needle = format!("{name}\0");
+        c.cubin
+            .windows(needle.len())
+            .any(|w| w == needle.as_bytes())
+    };
     for k in KERNELS {
         assert!(
-            ptx.contains(&format!(".entry {k}(")),
+            c.ptx.contains(&format!(".entry {k}(")),
             "kernel {k} missing from the PTX"
         );
+        assert!(has(k), "kernel {k} missing from the CUBIN");
     }
+    assert!(
+        source::compile_for("compute_90").is_err(),
+        "a virtual architecture has no CUBIN"
+    );
 }
 
 #[test]

@@ -597,6 +597,42 @@ fn sweep(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
     Ok(())
 }
 
+/// Time from nothing to a ready `GpuProver` (context, kernels compiled and loaded, a small
+/// plan allocated): what a gpu stage process pays at start. Run it with
+/// `CUZK_KERNELS_LOAD=ptx CUDA_CACHE_DISABLE=1` for the old path (PTX JIT-compiled by the
+/// driver, no driver cache) and without them for the CUBIN.
+fn start(rep: &mut Report) -> Result<(), GpuError> {
+    let t = Instant::now();
+    // NVRTC (once per process; the prover below reuses it when the device is sm_90).
+    cuzk_kernels::cuda::source::compiled(cuzk_kernels::cuda::source::ARCH)?;
+    let t_nvrtc = ms(t.elapsed());
+    let g = G1Affine::generator();
+    let bases = vec![g; 1 << 10];
+    let gpu = GpuProver::new(0, 10, 1 << 10, &bases, &bases, &bases, &bases)?;
+    let total = ms(t.elapsed());
+    let how = match std::env::var("CUZK_KERNELS_LOAD").as_deref() {
+        Ok("ptx") => "NVRTC PTX, driver JIT",
+        _ => "NVRTC CUBIN",
+    };
+    let cache = if std::env::var_os("CUDA_CACHE_DISABLE").is_some() {
+        ", driver cache off"
+    } else {
+        ""
+    };
+    rep.row(
+        &format!("start: GpuProver::new ({how}{cache})"),
+        None,
+        total,
+        0.0,
+        &format!(
+            "NVRTC {t_nvrtc:.0} ms, then context + module load + plan {:.0} ms",
+            total - t_nvrtc
+        ),
+    );
+    println!("device: {}", gpu.describe());
+    Ok(())
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let mode = args.get(1).map(String::as_str).unwrap_or("correctness");
@@ -615,12 +651,14 @@ fn main() {
         "correctness" => correctness(seed, max_msm_log, &mut rep),
         "scale" => scale(seed, &mut rep),
         "sweep" => sweep(seed, &mut rep),
-        "compile" => cuzk_kernels::cuda::source::compile().map(|p| {
-            println!("PTX {} bytes", p.len());
-            if let Some(path) = args.get(2) {
-                std::fs::write(path, p).expect("write PTX");
+        "compile" => cuzk_kernels::cuda::source::compile().map(|c| {
+            println!("PTX {} bytes, CUBIN {} bytes", c.ptx.len(), c.cubin.len());
+            if let Some(stem) = args.get(2) {
+                std::fs::write(format!("{stem}.ptx"), &c.ptx).expect("write PTX");
+                std::fs::write(format!("{stem}.cubin"), &c.cubin).expect("write CUBIN");
             }
         }),
+        "start" => start(&mut rep),
         _ => Err(GpuError::Input(format!("unknown mode {mode}"))),
     };
     let mut out = String::new();

@@ -61,8 +61,10 @@ pub(crate) struct Device {
 }
 
 /// Opens device `ordinal` (checking for a driver first: cudarc panics without one),
-/// compiles (or, with `CUZK_KERNELS_CUBIN` set, loads a prebuilt cubin of the same
-/// sources) and looks up every kernel.
+/// compiles the kernels to a CUBIN for the device's architecture (or, with
+/// `CUZK_KERNELS_CUBIN` set, loads a prebuilt cubin of the same sources) and looks up every
+/// kernel. `CUZK_KERNELS_LOAD=ptx` loads NVRTC's PTX instead, which the driver then
+/// JIT-compiles: only to measure what the CUBIN saves at start.
 pub(crate) fn open(ordinal: usize) -> Result<Device, GpuError> {
     // SAFETY: only tries to dlopen libcuda by its usual names.
     if !unsafe { sys::is_culib_present() } {
@@ -70,16 +72,24 @@ pub(crate) fn open(ordinal: usize) -> Result<Device, GpuError> {
     }
     let ctx = CudaContext::new(ordinal).step("open device")?;
     ctx.bind_to_thread().step("bind context")?;
-    let image: Vec<u8> = match std::env::var_os("CUZK_KERNELS_CUBIN") {
+    let cc = |a| ctx.attribute(a).step("read compute capability");
+    let arch = format!(
+        "sm_{}{}",
+        cc(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+        cc(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?
+    );
+    let image: Vec<u8> = match std::env::var_os("CUZK_KERNELS_CUBIN").filter(|p| !p.is_empty()) {
         Some(path) => std::fs::read(&path)
             .map_err(|e| GpuError::Compile(format!("{}: {e}", path.to_string_lossy())))?,
-        None => {
-            let mut v = source::ptx()?.as_bytes().to_vec();
+        None if std::env::var("CUZK_KERNELS_LOAD").as_deref() == Ok("ptx") => {
+            let mut v = source::compiled(&arch)?.ptx.as_bytes().to_vec();
             v.push(0);
             v
         }
+        None => source::compiled(&arch)?.cubin.clone(),
     };
-    // SAFETY: `image` is a NUL-terminated PTX text or a cubin read whole; it outlives the call.
+    // SAFETY: `image` is a cubin (ELF) read whole or a NUL-terminated PTX text; it outlives
+    // the call.
     let module = unsafe { result::module::load_data(image.as_ptr() as *const c_void) }
         .step("load kernel module")?;
     let f = |name: &str| {
