@@ -9,4 +9,5 @@ pub mod groth16;
 pub mod msm;
 pub mod ntt;
 pub mod srs;
+pub mod synthetic;
 pub mod witness;

@@ -8,9 +8,10 @@ use anyhow::{bail, Context, Result};
 use cuzk_c1::{C1Input, GivenIds};
 use cuzk_dropdir::DropDir;
 use cuzk_epilogue::load_verifying_key;
+use cuzk_kernels::synthetic::SyntheticShape;
 use cuzk_shm_layout::timeline::names;
 use cuzk_shm_layout::{Arena, At, JobView, PartitionShape, SlotState, Timeline};
-use cuzk_stage_common::JobSpec;
+use cuzk_stage_common::{JobSpec, SyntheticJob};
 use cuzk_synthesis::{params_path, with_porep_circuits, CircuitsVisitor, PorepCircuits};
 use filecoin_proofs::MerkleTreeTrait;
 
@@ -43,6 +44,7 @@ pub fn admit(
     drop_dir: &DropDir,
     incoming: &Path,
     data_dir: &Path,
+    synthetic: Option<SyntheticShape>,
     timeline: &Timeline,
 ) -> Result<Admitted> {
     let working = match drop_dir.claim(incoming) {
@@ -67,8 +69,14 @@ pub fn admit(
         .unwrap_or_default()
         .to_string_lossy()
         .into_owned();
-    match check(&working, arena.header().shape) {
-        Ok((spec_params, partitions)) => {
+    let checked = match synthetic {
+        None => check(&working, arena.header().shape).map(|(p, n)| (p, n, None)),
+        Some(shape) => {
+            check_synthetic(&working, shape).map(|(job, n)| (PathBuf::new(), n, Some(job)))
+        }
+    };
+    match checked {
+        Ok((spec_params, partitions, synthetic)) => {
             let spec = JobSpec {
                 c1_path: working.clone(),
                 miner_id: None,
@@ -76,6 +84,7 @@ pub fn admit(
                 params_path: spec_params,
                 data_dir: data_dir.to_path_buf(),
                 claimed_unix_ns: cuzk_shm_layout::clock::unix_ns(),
+                synthetic,
             };
             let job = arena
                 .publish_job(&name, &spec, &vec![(); partitions])
@@ -139,6 +148,37 @@ fn check(c1_path: &Path, slot_shape: PartitionShape) -> Result<(PathBuf, usize)>
         );
     }
     Ok((params, partitions))
+}
+
+/// A synthetic job file (`SyntheticJob` as JSON) for an instance started with
+/// `--synthetic SHAPE`: of that shape, with a partition count a job record holds.
+fn check_synthetic(path: &Path, shape: SyntheticShape) -> Result<(SyntheticJob, usize)> {
+    let bytes = std::fs::read(path).with_context(|| format!("{}: reading", path.display()))?;
+    let job: SyntheticJob = serde_json::from_slice(&bytes).with_context(|| {
+        format!(
+            "{}: not a synthetic job ({{\"synthetic\": \"{}\", \"partitions\": N, \"seed\": S}}); this instance runs synthetic jobs only",
+            path.display(),
+            shape.name
+        )
+    })?;
+    if job.shape()? != shape {
+        bail!(
+            "{}: synthetic shape {:?}, but this instance's slots are for {:?}",
+            path.display(),
+            job.synthetic,
+            shape.name
+        );
+    }
+    let n = job.partitions as usize;
+    if n == 0 || n > cuzk_shm_layout::job::MAX_PARTITIONS {
+        bail!(
+            "{}: {} partitions (1 to {} allowed)",
+            path.display(),
+            n,
+            cuzk_shm_layout::job::MAX_PARTITIONS
+        );
+    }
+    Ok((job, n))
 }
 
 /// Moves failed jobs whose slots have all drained to failed/ and frees their records.

@@ -10,10 +10,11 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use cuzk_c1::proof_type::{format_sector_size, is_production_sector_size, proof_type_name};
 use cuzk_dropdir::DropDir;
+use cuzk_kernels::synthetic::SyntheticShape;
 use cuzk_shm_layout::timeline::names;
 use cuzk_shm_layout::{
-    iceoryx_config, reap_dead_nodes, Arena, ArenaConfig, At, ControlPlane, SlotState, StageSender,
-    Timeline,
+    iceoryx_config, reap_dead_nodes, Arena, ArenaConfig, At, ControlPlane, PartitionShape,
+    SlotState, StageSender, Timeline,
 };
 
 use crate::admission::{admit, retire_failed, wants_job, Admitted};
@@ -43,6 +44,25 @@ pub struct RunArgs {
     /// (Below the unit's TimeoutStopSec=10min, so the stages still get their SIGTERM.)
     #[arg(long, default_value_t = 540)]
     pub drain_timeout_s: u64,
+    /// Speed measurement only: slots sized for this synthetic partition shape ("32GiB",
+    /// "tiny"), and only synthetic job files admitted (`cuzk-bench synth` writes them); no
+    /// parameter files needed, no proof written.
+    #[arg(long, value_parser = parse_synthetic_shape)]
+    pub synthetic: Option<SyntheticShape>,
+    /// Keep the synthetic SRS segment in shared memory at exit (47 GB for 32GiB), for a
+    /// next synthetic run; removed by default.
+    #[arg(long, requires = "synthetic")]
+    pub keep_synthetic_srs: bool,
+}
+
+fn parse_synthetic_shape(name: &str) -> Result<SyntheticShape, String> {
+    SyntheticShape::by_name(name).ok_or_else(|| {
+        let known: Vec<&str> = SyntheticShape::ALL.iter().map(|s| s.name).collect();
+        format!(
+            "unknown synthetic shape {name:?} (known: {})",
+            known.join(", ")
+        )
+    })
 }
 
 /// The senders the supervisor announces recovered slots on.
@@ -93,8 +113,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
         submit(file, &drop_dir.incoming)?;
     }
 
-    let params = ensure_params(config.sector_size)?;
-    let shape = shape_of_params(&params)?;
+    let shape = match args.synthetic {
+        Some(s) => PartitionShape::new(1 << s.domain_log2, s.num_inputs as u64, s.num_aux as u64),
+        None => shape_of_params(&ensure_params(config.sector_size)?)?,
+    };
     let topology =
         Topology::read(Path::new("/sys")).context("reading the CPU/NUMA/GPU topology")?;
     std::fs::create_dir_all(&config.arena_dir)?;
@@ -114,7 +136,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
         "cuzk: serving {} — {} slot(s) sized for {} (domain 2^{}), {} MiB of shared memory at {}",
         config.data_dir.display(),
         config.slots,
-        format_sector_size(config.sector_size),
+        match args.synthetic {
+            Some(s) => format!("synthetic {} partitions", s.name),
+            None => format_sector_size(config.sector_size),
+        },
         shape.domain_log2,
         arena.len() >> 20,
         arena_path.display()
@@ -215,7 +240,12 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 // Gone from the table: retired here as failed, or by an epilogue as done.
                 let ok = !failed.contains(id);
                 throughput.record(ok);
-                if ok {
+                if ok && args.synthetic.is_some() {
+                    eprintln!(
+                        "cuzk: synthetic job {id} ({name}) done in {:.1} s (no proof: speed only)",
+                        since.elapsed().as_secs_f64()
+                    );
+                } else if ok {
                     let (proof, _) = drop_dir.done_paths(&drop_dir.working.join(name));
                     eprintln!(
                         "cuzk: job {id} ({name}) proved and verified in {:.1} s: {}",
@@ -232,7 +262,14 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 if !wants_job(&arena) {
                     break;
                 }
-                match admit(&arena, &drop_dir, file, &config.data_dir, &timeline)? {
+                match admit(
+                    &arena,
+                    &drop_dir,
+                    file,
+                    &config.data_dir,
+                    args.synthetic,
+                    &timeline,
+                )? {
                     Admitted::Published(id) => {
                         let name = file.file_name().unwrap_or_default().to_string_lossy();
                         eprintln!("cuzk: job {id} ({name}) claimed");
@@ -309,6 +346,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 }
                 stop_children(&mut children, &config);
                 let _ = arena.remove();
+                if let Some(shape) = args.synthetic.filter(|_| !args.keep_synthetic_srs) {
+                    let key = cuzk_stage_common::SrsCache::synthetic_key(shape);
+                    let _ = cuzk_shm_layout::SrsSegment::remove(&config.arena_dir, &key);
+                }
                 let _ = reap_dead_nodes(&iox, None);
                 remove_iceoryx_leftovers(&names.iox_prefix);
                 eprintln!(

@@ -19,8 +19,8 @@ use super::{read_vk, Srs, SrsError, Validation, VerifyingKey};
 const MAGIC: u64 = u64::from_le_bytes(*b"CUZKSRS1");
 const HEADER_BYTES: usize = 4096;
 const ALIGN: usize = 64;
-const G1: usize = std::mem::size_of::<G1Affine>();
-const G2: usize = std::mem::size_of::<G2Affine>();
+pub(super) const G1: usize = std::mem::size_of::<G1Affine>();
+pub(super) const G2: usize = std::mem::size_of::<G2Affine>();
 const _: () = assert!(G1 == 96 && G2 == 192);
 const _: () = assert!(std::mem::align_of::<G1Affine>() <= ALIGN);
 const _: () = assert!(std::mem::align_of::<G2Affine>() <= ALIGN);
@@ -50,15 +50,15 @@ impl Srs {
 }
 
 /// Byte offsets of the image's parts.
-struct ImageLayout {
-    counts: [usize; 6],
-    vk: usize,
-    vectors: [usize; 6],
-    len: usize,
+pub(super) struct ImageLayout {
+    pub(super) counts: [usize; 6],
+    pub(super) vk: usize,
+    pub(super) vectors: [usize; 6],
+    pub(super) len: usize,
 }
 
 impl ImageLayout {
-    fn new(counts: [usize; 6]) -> Self {
+    pub(super) fn new(counts: [usize; 6]) -> Self {
         let align = |v: usize| v.div_ceil(ALIGN) * ALIGN;
         let vk = HEADER_BYTES;
         let mut at = align(vk + 3 * G1 + 3 * G2);
@@ -93,7 +93,7 @@ pub fn image_len(layout: &ParamsLayout) -> usize {
     ImageLayout::of_params(layout).len
 }
 
-fn slice_mut<P>(out: &mut [u8], at: usize, n: usize) -> &mut [P] {
+pub(super) fn slice_mut<P>(out: &mut [u8], at: usize, n: usize) -> &mut [P] {
     let bytes = &mut out[at..at + n * std::mem::size_of::<P>()];
     assert_eq!(bytes.as_ptr() as usize % std::mem::align_of::<P>(), 0);
     // SAFETY: in bounds (sliced above) and aligned (asserted); P is a blst affine point, a
@@ -130,19 +130,7 @@ pub fn fill_image(
     assert_eq!(out.len(), img.len, "image buffer of the wrong size");
     let vk = read_vk(params, path, &layout, validation)?;
     let [h, l, a, b_g1, b_g2] = layout.vectors.expect("scanned with vectors");
-    {
-        let g1: &mut [G1Affine] = slice_mut(out, img.vk, 2);
-        g1[0] = vk.alpha_g1;
-        g1[1] = vk.beta_g1;
-    }
-    {
-        let g2: &mut [G2Affine] = slice_mut(out, img.vk + 2 * G1, 2);
-        g2[0] = vk.beta_g2;
-        g2[1] = vk.gamma_g2;
-    }
-    slice_mut::<G1Affine>(out, img.vk + 2 * G1 + 2 * G2, 1)[0] = vk.delta_g1;
-    slice_mut::<G2Affine>(out, img.vk + 3 * G1 + 2 * G2, 1)[0] = vk.delta_g2;
-    slice_mut::<G1Affine>(out, img.vectors[0], vk.ic.len()).copy_from_slice(&vk.ic);
+    write_vk(out, &img, &vk);
     fn vector<P: FilePoint>(
         params: &[u8],
         path: &Path,
@@ -188,13 +176,34 @@ pub fn fill_image(
         validation,
         slice_mut(out, img.vectors[5], b_g2.count),
     )?;
-    // Counts and magic last: a reader that sees the magic sees a complete image.
+    seal(out, &img);
+    Ok(())
+}
+
+/// The verifying key's points and ic into their places.
+pub(super) fn write_vk(out: &mut [u8], img: &ImageLayout, vk: &VerifyingKey) {
+    {
+        let g1: &mut [G1Affine] = slice_mut(out, img.vk, 2);
+        g1[0] = vk.alpha_g1;
+        g1[1] = vk.beta_g1;
+    }
+    {
+        let g2: &mut [G2Affine] = slice_mut(out, img.vk + 2 * G1, 2);
+        g2[0] = vk.beta_g2;
+        g2[1] = vk.gamma_g2;
+    }
+    slice_mut::<G1Affine>(out, img.vk + 2 * G1 + 2 * G2, 1)[0] = vk.delta_g1;
+    slice_mut::<G2Affine>(out, img.vk + 3 * G1 + 2 * G2, 1)[0] = vk.delta_g2;
+    slice_mut::<G1Affine>(out, img.vectors[0], vk.ic.len()).copy_from_slice(&vk.ic);
+}
+
+/// Counts and magic, written last: a reader that sees the magic sees a complete image.
+pub(super) fn seal(out: &mut [u8], img: &ImageLayout) {
     let header: &mut [u64] = slice_mut(out, 0, 7);
     for (i, n) in img.counts.iter().enumerate() {
         header[1 + i] = *n as u64;
     }
     header[0] = MAGIC;
-    Ok(())
 }
 
 /// Borrows the points of an image written by [`fill_image`].

@@ -5,10 +5,12 @@ mod decode;
 mod error;
 mod image;
 mod layout;
+mod synthetic;
 
 pub use error::SrsError;
 pub use image::{fill_image, image_len, view_image, SrsView};
 pub use layout::{ParamsLayout, VectorSpan, G1_BYTES, G2_BYTES};
+pub use synthetic::{fill_synthetic_image, synthetic_image_len};
 
 use std::fs::File;
 use std::path::Path;

@@ -19,4 +19,36 @@ pub struct JobSpec {
     pub data_dir: PathBuf,
     /// Unix time (ns) the supervisor claimed the file.
     pub claimed_unix_ns: u64,
+    /// A synthetic job (speed measurement at a size we cannot seal): its partitions are
+    /// generated, not synthesized from `c1_path`, against a synthetic SRS, and its proof is
+    /// not expected to verify, so none is written (a result record goes to done/ instead).
+    pub synthetic: Option<SyntheticJob>,
+}
+
+/// What a synthetic job file in incoming/ asks for (JSON), e.g.
+/// `{"synthetic": "32GiB", "partitions": 10, "seed": 1}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SyntheticJob {
+    /// A `cuzk_kernels::synthetic::SyntheticShape` name ("32GiB", "tiny").
+    pub synthetic: String,
+    pub partitions: u32,
+    #[serde(default)]
+    pub seed: u64,
+}
+
+impl SyntheticJob {
+    pub fn shape(&self) -> anyhow::Result<cuzk_kernels::synthetic::SyntheticShape> {
+        cuzk_kernels::synthetic::SyntheticShape::by_name(&self.synthetic).ok_or_else(|| {
+            anyhow::anyhow!(
+                "unknown synthetic shape {:?} (known: {})",
+                self.synthetic,
+                cuzk_kernels::synthetic::SyntheticShape::ALL
+                    .iter()
+                    .map(|s| s.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+    }
 }

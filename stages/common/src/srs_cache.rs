@@ -6,10 +6,14 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use cuzk_kernels::srs::{fill_image, image_len, view_image, Srs, SrsView, Validation};
+use cuzk_kernels::srs::{
+    fill_image, fill_synthetic_image, image_len, synthetic_image_len, view_image, Srs, SrsView,
+    Validation,
+};
+use cuzk_kernels::synthetic::SyntheticShape;
 use cuzk_shm_layout::{SrsKey, SrsSegment};
 
-use crate::params_check;
+use crate::{params_check, JobSpec};
 
 pub struct SrsCache {
     dir: PathBuf,
@@ -25,6 +29,39 @@ impl SrsCache {
             trust_params,
             segments: HashMap::new(),
         }
+    }
+
+    /// The proving key a job is proved with: its parameter file's, or for a synthetic job
+    /// the synthetic SRS of its shape.
+    pub fn for_job(&mut self, spec: &JobSpec) -> Result<SrsView<'_>> {
+        match &spec.synthetic {
+            Some(job) => self.synthetic(job.shape()?),
+            None => self.get(&spec.params_path),
+        }
+    }
+
+    /// The synthetic SRS of `shape`, in a segment of its own (filled by the first process
+    /// that asks; seconds for a 32 GiB shape).
+    pub fn synthetic(&mut self, shape: SyntheticShape) -> Result<SrsView<'_>> {
+        let name = PathBuf::from(format!("synthetic:{}", shape.name));
+        if !self.segments.contains_key(&name) {
+            let counts = shape.srs_counts();
+            let key = Self::synthetic_key(shape);
+            let (segment, _) =
+                SrsSegment::open_or_load(&self.dir, &key, synthetic_image_len(counts), |out| {
+                    fill_synthetic_image(counts, out);
+                    Ok(())
+                })
+                .with_context(|| format!("synthetic {} SRS into shared memory", shape.name))?;
+            self.segments.insert(name.clone(), segment);
+        }
+        let seg = &self.segments[&name];
+        view_image(seg.bytes()).with_context(|| format!("SRS segment {}", seg.path().display()))
+    }
+
+    /// The segment key of `shape`'s synthetic SRS.
+    pub fn synthetic_key(shape: SyntheticShape) -> SrsKey {
+        SrsKey::new(format!("synthetic-{}-v1", shape.name))
     }
 
     /// The proving key of `params`, mapping (and if nobody has yet, decoding) its segment.

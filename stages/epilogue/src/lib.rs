@@ -6,6 +6,7 @@ pub mod assemble;
 pub mod error;
 pub mod finish;
 pub mod slot;
+pub mod synthetic;
 pub mod verify;
 pub mod write;
 

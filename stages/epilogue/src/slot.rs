@@ -69,6 +69,10 @@ pub enum JobOutcome {
 /// Assembles, verifies and writes the job's proof to done/, retiring its input. An error
 /// (notably a proof that does not verify) means the job failed; nothing was written.
 pub fn finish_job_to_dropdir(job: &JobView<'_>, spec: &JobSpec) -> Result<JobOutcome> {
+    if let Some(synthetic) = &spec.synthetic {
+        let written = crate::synthetic::finish_synthetic_job(job, spec, synthetic)?;
+        return Ok(JobOutcome::Written(written));
+    }
     let drop_dir = DropDir::open(&spec.data_dir)?;
     let (proof_path, _) = drop_dir.done_paths(&spec.c1_path);
     if proof_path.exists() {

@@ -13,5 +13,5 @@ pub use circuits::{PartitionCircuit, PorepCircuit, PorepCircuits};
 pub use dispatch::{with_porep_circuits, CircuitsVisitor};
 pub use error::SynthesisError;
 pub use params::params_path;
-pub use slot::synthesize_into_slot;
+pub use slot::{synthesize_into_slot, synthetic_into_slot};
 pub use witness::synthesize_partition;

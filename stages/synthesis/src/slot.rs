@@ -1,11 +1,13 @@
 //! Synthesis into a partition slot: the circuit of one partition written straight into
-//! the slot's regions, then sealed (actual shape recorded, assignment made contiguous).
+//! the slot's regions, then sealed (actual shape recorded, assignment made contiguous);
+//! or, for a synthetic job, a generated partition of its shape.
 
 use anyhow::{Context, Result};
 use cuzk_c1::C1Input;
 use cuzk_kernels::witness::CircuitShape;
 use cuzk_shm_layout::SlotClaim;
 use cuzk_stage_common::slot_view::{capacity, seal_witness, witness_buffers};
+use cuzk_stage_common::SyntheticJob;
 use filecoin_proofs::MerkleTreeTrait;
 
 use crate::{synthesize_partition, with_porep_circuits, CircuitsVisitor, PorepCircuits};
@@ -44,4 +46,33 @@ pub fn synthesize_into_slot(
         }
     }
     with_porep_circuits(c1, IntoSlot { partition, claim })?
+}
+
+/// A synthetic partition (speed measurement only) into the slot `claim` holds: generated
+/// from the job's seed and the partition number, then sealed exactly like a synthesized one.
+pub fn synthetic_into_slot(
+    job: &SyntheticJob,
+    partition: u32,
+    claim: &mut SlotClaim<'_>,
+) -> Result<CircuitShape> {
+    let shape = job.shape()?;
+    let cap = capacity(claim);
+    let need = shape.circuit();
+    if need.num_constraints > cap.num_constraints
+        || need.num_inputs > cap.num_inputs
+        || need.num_aux > cap.num_aux
+    {
+        anyhow::bail!(
+            "synthetic {} partition ({} constraints, {} inputs, {} aux) does not fit a slot sized for {} constraints, {} inputs, {} aux",
+            shape.name, need.num_constraints, need.num_inputs, need.num_aux,
+            cap.num_constraints, cap.num_inputs, cap.num_aux
+        );
+    }
+    let seed = job
+        .seed
+        .wrapping_mul(1 << 20)
+        .wrapping_add(partition as u64);
+    let written = shape.fill_witness(seed, witness_buffers(claim));
+    seal_witness(claim, &written);
+    Ok(written)
 }

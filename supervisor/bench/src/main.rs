@@ -2,6 +2,7 @@
 
 mod batch_cmd;
 mod compare_cmd;
+mod synth_cmd;
 mod timeline_cmd;
 
 use std::process::ExitCode;
@@ -25,6 +26,10 @@ enum Command {
     /// filecoin-proofs seal_commit_phase2 against cuzk on the same C1 and parameters, in
     /// one run (through `cuzk bench c2`), with the ratio.
     Compare(compare_cmd::CompareArgs),
+    /// Synthetic partitions (a 32 GiB partition's shape, random witness, synthetic SRS)
+    /// through the real stage processes of a `cuzk run --synthetic` it starts: the
+    /// pipeline measured at full scale without a sealed sector. No proof is written.
+    Synth(synth_cmd::SynthArgs),
 }
 
 fn main() -> ExitCode {
@@ -33,6 +38,7 @@ fn main() -> ExitCode {
         Command::Timeline(args) => timeline_cmd::run(args).map(|()| ExitCode::SUCCESS),
         Command::Batch(args) => batch_cmd::run(args),
         Command::Compare(args) => compare_cmd::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Synth(args) => synth_cmd::run(args),
     };
     outcome.unwrap_or_else(|err| {
         eprintln!("error: {err:#}");

@@ -38,7 +38,7 @@ fn run(args: Args) -> Result<()> {
         rt.timeline.emit(names::EPILOGUE_START, at);
         let spec: JobSpec = job.decode_job()?;
         let finish = srs
-            .get(&spec.params_path)
+            .for_job(&spec)
             .map(|srs| combine_slot(&claim, &srs.vk))
             .and_then(|proof| record_partition(&job, p, &proof));
         // The slot is free once the proof is in the job record.

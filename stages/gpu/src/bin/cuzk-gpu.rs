@@ -50,7 +50,7 @@ fn run(args: Args) -> Result<()> {
         let proved = job
             .decode_job::<JobSpec>()
             .map_err(anyhow::Error::from)
-            .and_then(|spec| prove_slot(device.as_mut(), &mut claim, &srs.get(&spec.params_path)?));
+            .and_then(|spec| prove_slot(device.as_mut(), &mut claim, &srs.for_job(&spec)?));
         match proved {
             Ok(steps) => {
                 let steps: Vec<(&str, f64)> = steps.iter().map(|(k, d)| (*k, ms(*d))).collect();

@@ -38,7 +38,7 @@ fn run(args: Args) -> Result<()> {
         let prepped = job
             .decode_job::<JobSpec>()
             .map_err(anyhow::Error::from)
-            .and_then(|spec| prep_slot(&mut claim, &srs.get(&spec.params_path)?));
+            .and_then(|spec| prep_slot(&mut claim, &srs.for_job(&spec)?));
         match prepped {
             Ok(report) => {
                 let steps = [("prep_msm", ms(report.plan)), ("msm_b_g2", ms(report.b_g2))];

@@ -10,7 +10,7 @@ use cuzk_c1::{C1Input, GivenIds};
 use cuzk_shm_layout::timeline::names;
 use cuzk_shm_layout::{At, JobView, SlotState, Stage};
 use cuzk_stage_common::{JobSpec, StageArgs, StageRuntime};
-use cuzk_synthesis::synthesize_into_slot;
+use cuzk_synthesis::{synthesize_into_slot, synthetic_into_slot};
 
 #[derive(Parser)]
 #[command(
@@ -61,6 +61,10 @@ fn run(args: Args) -> Result<()> {
         rt.timeline.emit(names::SYNTH_START, at);
         let synthesized = (|| -> Result<()> {
             let spec: JobSpec = job.decode_job()?;
+            if let Some(synthetic) = &spec.synthetic {
+                synthetic_into_slot(synthetic, p, &mut claim)?;
+                return Ok(());
+            }
             if c1_cache.as_ref().map(|(id, _)| *id) != Some(job.job_id()) {
                 let ids = GivenIds {
                     miner_id: spec.miner_id,
