@@ -35,6 +35,10 @@ pub struct SyntheticJob {
     pub partitions: u32,
     #[serde(default)]
     pub seed: u64,
+    /// Host-prep leaves out the B_G2 MSM (CPU): isolates the GPU stage, for measuring how
+    /// it scales over devices where the host's cores could not keep up with B_G2.
+    #[serde(default)]
+    pub skip_b_g2: bool,
 }
 
 impl SyntheticJob {

@@ -11,11 +11,13 @@
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
+use blstrs::G2Projective;
 use cuzk_kernels::groth16::steps::{b_g2_msm, check_params, plan_msms};
 use cuzk_kernels::msm::scalars::Limbs;
 use cuzk_kernels::srs::SrsView;
 use cuzk_shm_layout::{PrepHeader, Region, SlotClaim};
 use cuzk_stage_common::slot_view::{cast, densities, meta, write_b_g2, write_plan};
+use group::Group;
 
 /// What prep found and how long each part took.
 #[derive(Debug, Clone, Copy)]
@@ -24,11 +26,17 @@ pub struct PrepReport {
     pub a: PrepHeader,
     pub b: PrepHeader,
     pub plan: Duration,
-    pub b_g2: Duration,
+    /// None when it was left out (`SyntheticJob::skip_b_g2`).
+    pub b_g2: Option<Duration>,
 }
 
-/// prep_msm and B_G2 for the partition in `claim`, against its proving key `srs`.
-pub fn prep_slot(claim: &mut SlotClaim<'_>, srs: &SrsView<'_>) -> Result<PrepReport> {
+/// prep_msm and B_G2 for the partition in `claim`, against its proving key `srs`. With
+/// `skip_b_g2` (synthetic jobs measuring the GPU stage alone) B_G2 is left as the identity.
+pub fn prep_slot(
+    claim: &mut SlotClaim<'_>,
+    srs: &SrsView<'_>,
+    skip_b_g2: bool,
+) -> Result<PrepReport> {
     let shape = meta(claim);
     check_params(srs, &shape, densities(claim))?;
     let n = shape.num_inputs + shape.num_aux;
@@ -55,7 +63,13 @@ pub fn prep_slot(claim: &mut SlotClaim<'_>, srs: &SrsView<'_>) -> Result<PrepRep
     write_plan(pb, &plans.b);
     let plan = started.elapsed();
     let started = Instant::now();
-    write_b_g2(results, &b_g2_msm(srs, z, plans.b.as_ref()));
+    let b_g2 = if skip_b_g2 {
+        write_b_g2(results, &G2Projective::identity());
+        None
+    } else {
+        write_b_g2(results, &b_g2_msm(srs, z, plans.b.as_ref()));
+        Some(started.elapsed())
+    };
     let header = |p: &cuzk_kernels::msm::MsmPlan| PrepHeader {
         ones: p.ones.len() as u64,
         terms: p.terms.len() as u64,
@@ -66,6 +80,6 @@ pub fn prep_slot(claim: &mut SlotClaim<'_>, srs: &SrsView<'_>) -> Result<PrepRep
         a: header(&plans.a),
         b: header(&plans.b),
         plan,
-        b_g2: started.elapsed(),
+        b_g2,
     })
 }

@@ -40,6 +40,10 @@ pub struct SynthArgs {
     /// Give up (SIGTERM to the supervisor) after this many seconds.
     #[arg(long)]
     pub timeout: Option<f64>,
+    /// Host-prep leaves out the CPU B_G2 MSM: the run then measures the GPU stage alone
+    /// (how it scales over devices) where the host's cores could not keep up with B_G2.
+    #[arg(long)]
+    pub skip_b_g2: bool,
     /// Print the summary and the analysis as JSON.
     #[arg(long)]
     pub json: bool,
@@ -82,8 +86,13 @@ fn cuzk_binary(args: &SynthArgs) -> Result<PathBuf> {
 }
 
 /// Writes a job file the way writers must: a dot-name first, then a rename.
-fn drop_job(incoming: &Path, name: &str, shape: &str, partitions: u32, seed: u64) -> Result<()> {
-    let body = serde_json::json!({ "synthetic": shape, "partitions": partitions, "seed": seed });
+fn drop_job(incoming: &Path, name: &str, args: &SynthArgs, seed: u64) -> Result<()> {
+    let body = serde_json::json!({
+        "synthetic": args.shape,
+        "partitions": args.partitions,
+        "seed": seed,
+        "skip_b_g2": args.skip_b_g2,
+    });
     let tmp = incoming.join(format!(".{name}.tmp"));
     std::fs::write(&tmp, serde_json::to_vec(&body)?)
         .with_context(|| format!("{}: writing", tmp.display()))?;
@@ -122,7 +131,7 @@ pub fn run(args: &SynthArgs) -> Result<ExitCode> {
         .map(|i| format!("synth-{run_id}-{i}.json"))
         .collect();
     for (i, name) in names.iter().enumerate() {
-        drop_job(&incoming, name, &args.shape, args.partitions, i as u64 + 1)?;
+        drop_job(&incoming, name, args, i as u64 + 1)?;
     }
     let total = (args.jobs * args.partitions) as u64;
     let out = std::fs::File::create(&run_log)?;

@@ -157,4 +157,40 @@ fn synthetic_jobs_run_through_every_stage_and_write_no_proof() {
         left.iter().all(|n| !n.to_string_lossy().ends_with(".seg")),
         "{left:?}"
     );
+
+    // --skip-b-g2: host-prep leaves B_G2 out (no msm_b_g2 step), the job still completes.
+    let data2 = dir.path().join("data2");
+    let out = Command::new(bins.join("cuzk-bench"))
+        .args([
+            "synth",
+            "--shape",
+            "tiny",
+            "--jobs",
+            "1",
+            "--partitions",
+            "2",
+        ])
+        .args(["--skip-b-g2", "--json", "--data-dir"])
+        .arg(&data2)
+        .args(["--", "--slots", "2", "--arena-dir"])
+        .arg(&shm)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let log2 = std::fs::read_dir(&data2)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".timeline.jsonl"))
+        .unwrap();
+    let (events2, _) = read_log(&log2).unwrap();
+    let preps: Vec<_> = events2
+        .iter()
+        .filter(|e| e.event == names::PREP_END)
+        .collect();
+    assert_eq!(preps.len(), 2);
+    for e in preps {
+        let steps = serde_json::to_value(e).unwrap()["steps_ms"].clone();
+        assert!(steps.get("prep_msm").is_some(), "{steps}");
+        assert!(steps.get("msm_b_g2").is_none(), "{steps}");
+    }
 }

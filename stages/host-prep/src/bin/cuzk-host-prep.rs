@@ -38,10 +38,16 @@ fn run(args: Args) -> Result<()> {
         let prepped = job
             .decode_job::<JobSpec>()
             .map_err(anyhow::Error::from)
-            .and_then(|spec| prep_slot(&mut claim, &srs.for_job(&spec)?));
+            .and_then(|spec| {
+                let skip_b_g2 = spec.synthetic.as_ref().is_some_and(|s| s.skip_b_g2);
+                prep_slot(&mut claim, &srs.for_job(&spec)?, skip_b_g2)
+            });
         match prepped {
             Ok(report) => {
-                let steps = [("prep_msm", ms(report.plan)), ("msm_b_g2", ms(report.b_g2))];
+                let mut steps = vec![("prep_msm", ms(report.plan))];
+                if let Some(b_g2) = report.b_g2 {
+                    steps.push(("msm_b_g2", ms(b_g2)));
+                }
                 rt.timeline.emit_steps(names::PREP_END, at, &steps);
                 let d = claim.complete()?;
                 rt.timeline.emit(names::GPU_QUEUE, at);

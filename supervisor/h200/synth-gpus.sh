@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Runs on the two-GPU H200 machine (nvidia-h200-x2) with the release binaries carried in
+# .device/bin (supervisor/h200/build.sh): synthetic 32 GiB-shaped partitions through the
+# real stage processes (`cuzk-bench synth`), same stage counts, only the gpu count differs:
+#   gpu1 / gpu2 — GPU stage isolated (--skip-b-g2: host-prep leaves out the CPU B_G2 MSM),
+#                 1 device then 2, the same 2 jobs x 10 partitions: how the GPU stage scales;
+#   kill        — 2 devices, one gpu process SIGKILLed after 3 partitions: its partition goes
+#                 back to the pipeline, the process restarts, every job completes;
+#   full2       — the whole pipeline with B_G2 on the host CPUs, 2 devices: what bounds it.
+# Results under $OUT; a short table last.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/cuzk-out}
+mkdir -p "$OUT"
+B=$PWD/.device/bin
+lib=$(dirname "$(find / -name 'libnvrtc.so*' 2>/dev/null | head -1)")
+export LD_LIBRARY_PATH="$lib:${LD_LIBRARY_PATH:-}"
+nvidia-smi --query-gpu=index,name,pci.bus_id,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
+echo "cpus: $(nproc)"
+# The arena (6 slots x 20.2 GB) and the synthetic SRS (47 GB) do not fit /dev/shm's default
+# half of RAM: a tmpfs of our own.
+SHM=/mnt/cuzk-shm
+mkdir -p $SHM && mount -t tmpfs -o size=230g tmpfs $SHM || { echo "tmpfs mount failed"; exit 1; }
+STAGES=(--slots ${SLOTS:-6} --arena-dir $SHM --keep-synthetic-srs
+  --synthesis-count ${SYNTH:-3} --synthesis-threads ${SYNTH_THREADS:-4}
+  --host-prep-count ${PREP:-3} --host-prep-threads ${PREP_THREADS:-6} --epilogue-count 1)
+
+# run NAME GPUS JOBS BENCH-FLAGS...: one synth run; its JSON summary to $OUT/NAME.json.
+run() {
+  local name=$1 gpus=$2 jobs=$3; shift 3
+  local D=/tmp/synth-$name
+  rm -rf $D
+  "$B/cuzk-bench" synth --shape ${SHAPE:-32GiB} --jobs "$jobs" --partitions ${PARTS:-10} \
+    --data-dir $D --json --timeout ${RUN_TIMEOUT:-200} "$@" -- "${STAGES[@]}" --gpu-count "$gpus" \
+    > "$OUT/$name.json" 2> "$OUT/$name.err"
+  local rc=$?
+  cp $D/synth-*.run.log "$OUT/$name-run.log" 2>/dev/null
+  python3 - "$OUT/$name.json" "$name" "$rc" <<'PY' | tee -a "$OUT/summary.txt"
+import json, sys
+path, name, rc = sys.argv[1], sys.argv[2], sys.argv[3]
+try:
+    v = json.load(open(path))
+except Exception as e:
+    print(f"{name:6} rc={rc} no summary ({e})"); sys.exit()
+s = v["synth"]
+busy = " ".join(f"{g['pid']}:{g['partitions']}p,{100*g['busy_fraction']:.0f}%" for g in v["gpus"])
+steps = {f"{x['event']} {x['step']}": x["durations"]["mean_ms"] for x in v["steps"] if x.get("durations")}
+b_g2 = steps.get("PREP_END msm_b_g2")
+print(f"{name:6} gpus={s['gpu_processes']} rc={rc} jobs {s['jobs_done']}/{s['jobs']} partitions={s['partitions_proved']} "
+      f"wall={s['wall_s']:.1f}s steady={s['steady_s_per_partition'] or 0:.3f}s/partition gpu-p50={s['gpu_p50_ms'] or 0:.0f}ms "
+      f"b_g2-mean={'%.0fms' % b_g2 if b_g2 else '-'} bottleneck: {v['bottleneck'].get('stage', v['bottleneck'])}")
+loads = " ".join(f"{l['stage']}:{100*l['utilisation_without_startup']:.0f}%" for l in v["bottleneck"]["loads"])
+print(f"       gpu busy: {busy}; utilisation: {loads}")
+PY
+}
+
+run gpu1 1 2 --skip-b-g2
+run gpu2 2 2 --skip-b-g2
+
+# kill: SIGKILL the device-0 gpu process once 3 partitions are through the gpu stage.
+(
+  for _ in $(seq 1 600); do
+    n=$(cat /tmp/synth-kill/synth-*.timeline.jsonl 2>/dev/null | grep -c '"GPU_END"')
+    [ "${n:-0}" -ge 3 ] && break
+    sleep 0.2
+  done
+  for p in $(pgrep -x cuzk-gpu); do
+    tr '\0' '\n' < /proc/$p/environ | grep -qx CUZK_GPU_DEVICE=0 && victim=$p
+  done
+  echo "kill: SIGKILL gpu process ${victim:-none} (device 0) after $n partitions" | tee "$OUT/kill.txt"
+  [ -n "${victim:-}" ] && kill -9 "$victim"
+) &
+run kill 2 1 --skip-b-g2
+wait
+grep -E "exited|restart" "$OUT/kill-run.log" | head -4 | tee -a "$OUT/summary.txt"
+
+run full2 2 1
+
+rm -f $SHM/*; umount $SHM
+echo "== summary"
+cat "$OUT/summary.txt"
+python3 - "$OUT/gpu1.json" "$OUT/gpu2.json" <<'PY'
+import json, sys
+try:
+    a, b = (json.load(open(p))["synth"] for p in sys.argv[1:])
+    print(f"two GPUs vs one, GPU stage isolated, same 2 x 10 partitions in the same run: "
+          f"steady {a['steady_s_per_partition']:.3f} vs {b['steady_s_per_partition']:.3f} s/partition = "
+          f"{a['steady_s_per_partition'] / b['steady_s_per_partition']:.2f}x; wall {a['wall_s']:.1f} vs {b['wall_s']:.1f} s = {a['wall_s'] / b['wall_s']:.2f}x")
+except Exception as e:
+    print("no ratio:", e)
+PY
