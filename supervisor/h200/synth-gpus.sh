@@ -3,7 +3,8 @@
 # .device/bin (supervisor/h200/build.sh): synthetic 32 GiB-shaped partitions through the
 # real stage processes (`cuzk-bench synth`), same stage counts, only the gpu count differs:
 #   gpu1 / gpu2 — GPU stage isolated (--skip-b-g2: host-prep leaves out the CPU B_G2 MSM),
-#                 1 device then 2, the same 2 jobs x 10 partitions: how the GPU stage scales;
+#                 1 device then 2, the same RATIO_JOBS (2) x PARTS (10) partitions: how the
+#                 GPU stage scales (RATIO_ONLY=1 stops after these two);
 #   kill        — 2 devices, one gpu process SIGKILLed after 3 partitions: its partition goes
 #                 back to the pipeline, the process restarts, every job completes;
 #   full2       — the whole pipeline with B_G2 on the host CPUs, 2 devices: what bounds it.
@@ -50,12 +51,14 @@ print(f"{name:6} gpus={s['gpu_processes']} rc={rc} jobs {s['jobs_done']}/{s['job
       f"wall={s['wall_s']:.1f}s steady={s['steady_s_per_partition'] or 0:.3f}s/partition gpu-p50={s['gpu_p50_ms'] or 0:.0f}ms "
       f"b_g2-mean={'%.0fms' % b_g2 if b_g2 else '-'} bottleneck: {v['bottleneck'].get('stage', v['bottleneck'])}")
 loads = " ".join(f"{l['stage']}:{100*l['utilisation_without_startup']:.0f}%" for l in v["bottleneck"]["loads"])
-print(f"       gpu busy: {busy}; utilisation: {loads}")
+per = " ".join(f"{pid}:{t:.3f}s" for pid, t in s["steady_per_gpu_process"])
+print(f"       gpu busy: {busy}; steady per gpu process: {per}; utilisation: {loads}")
 PY
 }
 
-run gpu1 1 2 --skip-b-g2
-run gpu2 2 2 --skip-b-g2
+run gpu1 1 ${RATIO_JOBS:-2} --skip-b-g2
+run gpu2 2 ${RATIO_JOBS:-2} --skip-b-g2
+[ -n "${RATIO_ONLY:-}" ] && { rm -f $SHM/*; umount $SHM; cat "$OUT/summary.txt"; exit 0; }
 
 # kill: SIGKILL the device-0 gpu process once 3 partitions are through the gpu stage.
 (

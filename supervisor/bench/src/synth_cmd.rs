@@ -62,8 +62,11 @@ pub struct SynthSummary {
     pub jobs_done: usize,
     pub partitions_proved: usize,
     pub wall_s: f64,
-    /// First to last GPU_END, per partition after the first: the pipeline's steady rate.
+    /// The gpu stage's steady time per partition, all processes together (see `steady_rates`).
     pub steady_s_per_partition: Option<f64>,
+    /// Each gpu process's own steady time per partition (pid, s); a process restarted
+    /// mid-run appears under both pids.
+    pub steady_per_gpu_process: Vec<(u32, f64)>,
     pub gpu_processes: usize,
     /// The gpu stage's time per partition (GPU_START to GPU_END).
     pub gpu_p50_ms: Option<f64>,
@@ -100,18 +103,38 @@ fn drop_job(incoming: &Path, name: &str, args: &SynthArgs, seed: u64) -> Result<
     Ok(())
 }
 
-/// Mono times of the GPU_END events in the log so far (the log grows while we read it; a
-/// torn last line is skipped by `read_log`).
-fn gpu_ends(log: &Path) -> Vec<u64> {
+/// (pid, mono time) of the GPU_END events in the log so far (the log grows while we read
+/// it; a torn last line is skipped by `read_log`).
+fn gpu_ends(log: &Path) -> Vec<(u32, u64)> {
     read_log(log)
         .map(|(events, _)| {
             events
                 .iter()
                 .filter(|e| e.event == names::GPU_END)
-                .map(|e| e.mono_ns)
+                .map(|e| (e.pid, e.mono_ns))
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// Steady time per partition of the gpu stage as a whole: each gpu process's rate from its
+/// first to its last GPU_END ((n − 1) partitions over that time, so its first partition,
+/// which carries the start-up, is left out), summed over processes. Per process too.
+fn steady_rates(ends: &[(u32, u64)]) -> (Option<f64>, Vec<(u32, f64)>) {
+    let mut by_pid: std::collections::BTreeMap<u32, Vec<u64>> = Default::default();
+    for &(pid, t) in ends {
+        by_pid.entry(pid).or_default().push(t);
+    }
+    let per: Vec<(u32, f64)> = by_pid
+        .into_iter()
+        .filter(|(_, t)| t.len() > 1)
+        .map(|(pid, t)| {
+            let (first, last) = (t.iter().min().unwrap(), t.iter().max().unwrap());
+            (pid, (last - first) as f64 / 1e9 / (t.len() - 1) as f64)
+        })
+        .collect();
+    let rate: f64 = per.iter().map(|(_, s)| 1.0 / s).sum();
+    ((rate > 0.0).then(|| 1.0 / rate), per)
 }
 
 pub fn run(args: &SynthArgs) -> Result<ExitCode> {
@@ -198,10 +221,7 @@ pub fn run(args: &SynthArgs) -> Result<ExitCode> {
         Some(&crate::timeline_cmd::default_svg_path(&log)),
     )?;
     let a = &analysed.analysis;
-    let steady = (ends.len() > 1).then(|| {
-        let (first, last) = (ends.iter().min().unwrap(), ends.iter().max().unwrap());
-        (last - first) as f64 / 1e9 / (ends.len() - 1) as f64
-    });
+    let (steady, steady_per_gpu_process) = steady_rates(&ends);
     let gpu_p50_ms = a
         .stages
         .iter()
@@ -216,6 +236,7 @@ pub fn run(args: &SynthArgs) -> Result<ExitCode> {
         partitions_proved: ends.len(),
         wall_s,
         steady_s_per_partition: steady,
+        steady_per_gpu_process,
         gpu_processes: a.gpus.len(),
         gpu_p50_ms,
         supervisor_exit: status.code(),
@@ -248,4 +269,32 @@ pub fn run(args: &SynthArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::steady_rates;
+
+    #[test]
+    fn steady_rate_sums_the_processes_and_leaves_out_each_first_partition() {
+        let s = 1_000_000_000u64;
+        // One process: ends at 10, 13, 16 s -> 3 s per partition.
+        let (all, per) = steady_rates(&[(1, 10 * s), (1, 13 * s), (1, 16 * s)]);
+        assert_eq!(per, vec![(1, 3.0)]);
+        assert!((all.unwrap() - 3.0).abs() < 1e-9);
+        // Two processes at 3 s and 6 s per partition: 1/(1/3 + 1/6) = 2 s per partition,
+        // however their first ends are offset.
+        let ends = [
+            (1, 10 * s),
+            (1, 13 * s),
+            (1, 16 * s),
+            (2, 40 * s),
+            (2, 46 * s),
+        ];
+        let (all, per) = steady_rates(&ends);
+        assert_eq!(per, vec![(1, 3.0), (2, 6.0)]);
+        assert!((all.unwrap() - 2.0).abs() < 1e-9);
+        // A process with a single partition has no steady rate.
+        assert_eq!(steady_rates(&[(3, s)]), (None, vec![]));
+    }
 }
