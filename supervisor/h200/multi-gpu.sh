@@ -77,6 +77,9 @@ TOML
   echo "   gpu busy: $busy" | tee -a "$OUT/summary.txt"
 }
 
+# A short warm-up first (both devices' first context and kernel load), so neither measured
+# run pays a first-start cost the other does not.
+N_MEASURED=$N; N=2; run warm 2 0; N=$N_MEASURED
 run one 1 0
 run two 2 0
 run kill 2 1
