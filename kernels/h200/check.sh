@@ -2,11 +2,13 @@
 # Runs on the H200 machine (no Rust there): the release binary and the kernels' CUBIN, both
 # built on the development machine and carried in $DEV (default .device/, see
 # kernels/h200/build.sh). MODES (default "start correctness scale"):
-#   start        time to a ready GpuProver: NVRTC PTX JIT-compiled by the driver with its
-#                cache off (the old path, a fresh machine), then NVRTC's CUBIN (the prover's
-#                path), then the PTX again with the driver's cache on
+#   start        time to a ready GpuProver: NVRTC's PTX JIT-compiled by the driver with the
+#                caches off (the old path on a fresh machine), NVRTC's CUBIN with the caches
+#                off, then the CUBIN twice with the caches on (a restarted process)
 #   correctness  every kernel against the CPU on fresh random inputs
 #   scale        NTT/MSM timings and the synthetic 32 GiB partition
+#   msm          the MSM's accumulation variants side by side (chunking, register caps),
+#                MSM and NTT 2^20 against the CPU, NTT 2^27
 #   sweep        MSM time by window width
 # Prints a short table last; logs and tables go to $OUT.
 set -uo pipefail
@@ -15,9 +17,11 @@ OUT=${OUT:-/tmp/cuzk-out}
 DEV=${DEV:-.device}
 mkdir -p "$OUT"
 BIN=$DEV/cuzk-gpu-check
-# NVRTC for the start measurement (and for every mode when no prebuilt CUBIN is carried).
-lib=$(dirname "$(find / -name 'libnvrtc.so*' -not -path '/proc/*' 2>/dev/null | head -1)")
-export LD_LIBRARY_PATH="$lib:${LD_LIBRARY_PATH:-}"
+# NVRTC for the start measurement.
+nvrtc=$(ldconfig -p 2>/dev/null | awk '/libnvrtc.so/ {print $NF; exit}')
+[ -n "$nvrtc" ] || nvrtc=$(find /usr /opt / -name 'libnvrtc.so*' -not -path '/proc/*' 2>/dev/null | head -1)
+export LD_LIBRARY_PATH="$(dirname "$nvrtc"):${LD_LIBRARY_PATH:-}"
+echo "libnvrtc: $nvrtc"
 CUBIN=""
 [ -f "$DEV/cuzk.cubin" ] && CUBIN=$DEV/cuzk.cubin
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/gpu.txt"
@@ -28,9 +32,9 @@ for mode in $MODES; do
   if [ "$mode" = start ]; then
     {
       CUZK_KERNELS_LOAD=ptx CUDA_CACHE_DISABLE=1 "$BIN" start
+      CUDA_CACHE_DISABLE=1 "$BIN" start
       "$BIN" start
-      CUZK_KERNELS_LOAD=ptx "$BIN" start
-      CUZK_KERNELS_LOAD=ptx "$BIN" start
+      "$BIN" start
     } > "$OUT/start.log" 2>&1 || rc=1
     grep '^start:' "$OUT/start.log"
     continue

@@ -116,8 +116,16 @@ fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Result<(), GpuE
         let n = 1 << 14;
         let fa = rand_frs(n, seed ^ 11);
         let fb = rand_frs(n, seed ^ 12);
-        let pa: Vec<Fp> = (0..n).map(|_| Fp::random(&mut rng)).collect();
-        let pb: Vec<Fp> = (0..n).map(|_| Fp::random(&mut rng)).collect();
+        let mut pa: Vec<Fp> = (0..n).map(|_| Fp::random(&mut rng)).collect();
+        let mut pb: Vec<Fp> = (0..n).map(|_| Fp::random(&mut rng)).collect();
+        // Squares (a quarter of the pairs: fp_sqr is fp_mul(a, a)) and the edges 0, 1, −1.
+        for i in (0..n).step_by(4) {
+            pb[i] = pa[i];
+        }
+        for (i, v) in [Fp::ZERO, Fp::ONE, -Fp::ONE].into_iter().enumerate() {
+            pa[4 * i] = v;
+            pb[4 * i] = v;
+        }
         let m = 1024;
         let mut ga: Vec<G1Affine> = bases[..m].to_vec();
         let mut gb: Vec<G1Affine> = bases[m..2 * m].to_vec();
@@ -141,7 +149,13 @@ fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Result<(), GpuE
             g[2 * i] == s && g[2 * i + 1] == s.double() + gb[i]
         });
         rep.row("Fr mul 2^14 random", Some(fr_ok), 0.0, 0.0, "");
-        rep.row("Fp mul 2^14 random", Some(fp_ok), 0.0, 0.0, "");
+        rep.row(
+            "Fp mul 2^14 random (1/4 squares; 0, 1, -1)",
+            Some(fp_ok),
+            0.0,
+            0.0,
+            "",
+        );
         rep.row(
             "G1 xyzz add/dbl 1024 (+inf, p+p, p-p)",
             Some(g_ok),
@@ -524,21 +538,22 @@ fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
         );
     }
     if std::env::var_os("CUZK_MSM_PROFILE").is_some() {
-        for wide in [false, true] {
-            msm::set_wide_accumulate(wide);
-            let t = ms(gpu.msm_dense(BaseSet::H, &s[..1 << 26])?.1);
-            msm::take_profile();
-            gpu.msm_dense(BaseSet::H, &s[..1 << 26])?;
-            let p = msm::take_profile();
-            let note: Vec<String> = msm::PHASES
-                .iter()
-                .zip(p)
-                .map(|(n, t)| format!("{n} {:.1}", t * 1e3))
-                .collect();
-            let what = format!("MSM 2^26 wide={wide} (phases synced, ms)");
-            rep.row(&what, None, t, 0.0, &note.join(" "));
-        }
-        msm::set_wide_accumulate(false);
+        let t = ms(gpu.msm_dense(BaseSet::H, &s[..1 << 26])?.1);
+        msm::take_profile();
+        gpu.msm_dense(BaseSet::H, &s[..1 << 26])?;
+        let p = msm::take_profile();
+        let note: Vec<String> = msm::PHASES
+            .iter()
+            .zip(p)
+            .map(|(n, t)| format!("{n} {:.1}", t * 1e3))
+            .collect();
+        rep.row(
+            "MSM 2^26 (phases synced, ms)",
+            None,
+            t,
+            0.0,
+            &note.join(" "),
+        );
     }
     drop(s);
     for run in 0..2 {
@@ -560,6 +575,102 @@ fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
             ),
         );
     }
+    Ok(())
+}
+
+/// The MSM's accumulation variants side by side on the same inputs: chunking (one full wave
+/// against the old 2^17 threads) and register caps, dense 2^26 and 2^27 and a batch
+/// addition of 2^26 ones; every result checked equal to the first configuration's (the
+/// old one, itself checked against the CPU by `correctness`).
+fn msm_variants(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
+    use msm::{AccumulateBuild as B, Chunking as C};
+    let n27 = (1usize << 27) - 1;
+    let (mut gpu, _) = GpuProver::new_synthetic(0, 27, 1 << 27, [n27, 1 << 26, 0, 0], seed)?;
+    println!("device: {}", gpu.describe());
+    let s = rand_scalars(n27, seed ^ 78);
+    let ones: Vec<u32> = (0..1u32 << 26).collect();
+    let ones_plan = PlanRef {
+        ones: &ones,
+        terms: &[],
+    };
+    // This build's multiplications against the CPU first: MSM and NTT 2^20.
+    {
+        let n = 1usize << 20;
+        let bases = gpu.download_bases(BaseSet::H, n)?;
+        let (g, _) = gpu.msm_dense(BaseSet::H, &s[..n])?;
+        let terms: Vec<[u32; 2]> = (0..n as u32).map(|i| [i, i]).collect();
+        let c = PlanRef {
+            ones: &[],
+            terms: &terms,
+        }
+        .execute(&bases, &s[..n]);
+        rep.row("MSM 2^20 dense vs CPU", Some(g == c), 0.0, 0.0, "");
+        let x = rand_frs(n, seed ^ 20);
+        let mut g = x.clone();
+        gpu.ntt(&mut g, false)?;
+        let mut c = x;
+        ntt::ntt(&mut c, &Domain::new(20));
+        rep.row("NTT 2^20 forward vs CPU", Some(g == c), 0.0, 0.0, "");
+    }
+    {
+        let x = rand_frs(1 << 27, seed ^ 27);
+        let mut g = x.clone();
+        let mut best = f64::MAX;
+        for _ in 0..3 {
+            g.copy_from_slice(&x);
+            best = best.min(ms(gpu.ntt(&mut g, false)?));
+        }
+        gpu.ntt(&mut g, true)?;
+        rep.row(
+            "NTT 2^27 fwd (best of 3) + round trip",
+            Some(g == x),
+            best,
+            0.0,
+            "",
+        );
+    }
+    // The old configuration first (the ratios' base), the default second.
+    let configs = [(C::Fixed, B::R80), (C::Waves, B::Wide), (C::Waves, B::R80)];
+    let mut want: Vec<Option<G1Projective>> = vec![None; 3];
+    let mut base_ms = [0.0f64; 3];
+    for (ci, &(chunking, build)) in configs.iter().enumerate() {
+        msm::set_chunking(chunking);
+        msm::set_accumulate_build(build);
+        let jobs: [(&str, usize); 3] =
+            [("MSM 2^26", 1 << 26), ("MSM 2^27-1", n27), ("ones 2^26", 0)];
+        for (ji, &(what, n)) in jobs.iter().enumerate() {
+            // 2^27 only for the old and the default configuration (device time).
+            if n == n27 && ci > 1 {
+                continue;
+            }
+            let mut best = f64::MAX;
+            let mut same = true;
+            for _ in 0..2 {
+                let (g, t) = if n == 0 {
+                    gpu.msm(BaseSet::L, ones_plan, &s[..1])?
+                } else {
+                    gpu.msm_dense(BaseSet::H, &s[..n])?
+                };
+                best = best.min(ms(t));
+                match want[ji] {
+                    None => want[ji] = Some(g),
+                    Some(w) => same &= w == g,
+                }
+            }
+            if ci == 0 {
+                base_ms[ji] = best;
+            }
+            rep.row(
+                &format!("{what} {chunking:?} {build:?}"),
+                Some(same),
+                best,
+                0.0,
+                &format!("old/this {:.3}x", base_ms[ji] / best),
+            );
+        }
+    }
+    msm::set_chunking(C::Waves);
+    msm::set_accumulate_build(B::Wide);
     Ok(())
 }
 
@@ -651,6 +762,7 @@ fn main() {
         "correctness" => correctness(seed, max_msm_log, &mut rep),
         "scale" => scale(seed, &mut rep),
         "sweep" => sweep(seed, &mut rep),
+        "msm" => msm_variants(seed, &mut rep),
         "compile" => cuzk_kernels::cuda::source::compile().map(|c| {
             println!("PTX {} bytes, CUBIN {} bytes", c.ptx.len(), c.cubin.len());
             if let Some(stem) = args.get(2) {

@@ -142,6 +142,16 @@ pub(crate) fn open(ordinal: usize) -> Result<Device, GpuError> {
 }
 
 impl Device {
+    /// Threads of `f` (blocks of `block`, no dynamic shared memory) resident on the whole
+    /// device at once: one full wave.
+    pub fn resident_threads(&self, f: sys::CUfunction, block: u32) -> Result<usize, GpuError> {
+        // SAFETY: `f` was looked up in this device's module, which lives as long as self.
+        let per_sm =
+            unsafe { result::occupancy::max_active_block_per_multiprocessor(f, block as i32, 0) }
+                .step("read occupancy")?;
+        Ok(per_sm.max(1) as usize * self.sm_count as usize * block as usize)
+    }
+
     /// (free, total) device memory.
     pub fn mem_info(&self) -> Result<(usize, usize), GpuError> {
         result::mem_get_info().step("read free memory")

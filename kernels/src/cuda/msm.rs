@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use blstrs::G1Projective;
-use cudarc::driver::sys::CUdeviceptr;
+use cudarc::driver::sys::{CUdeviceptr, CUfunction};
 use group::Group;
 
 use super::device::{args, DevBuf, Device};
@@ -19,8 +19,13 @@ pub const MAX_WINDOWS: usize = 64;
 const MAX_WB: usize = 13 << 19;
 /// Bucket-reduction chunk results at most.
 const MAX_CHUNKS: usize = 1 << 17;
-/// Threads aimed at per accumulate / batch-add launch (a few waves on an H200).
-const TARGET_THREADS: usize = 1 << 17;
+/// Threads per accumulate / batch-add launch under [`Chunking::Fixed`] (the old sizing:
+/// 1.29 waves of the 80-register build on an H200, so the last wave ran 29 % full).
+const FIXED_THREADS: usize = 1 << 17;
+/// Most chunks (threads) of any accumulate / batch-add launch: sizes head, tail, partials.
+const MAX_CHUNK_THREADS: usize = 1 << 18;
+/// Fewest entries a thread sums (below this, launch and fixup costs dominate).
+const MIN_CHUNK: usize = 16;
 const PARTIAL_BYTES: usize = 16 + XYZZ_BYTES;
 
 /// r − 1 + K must fit the top window; r's limbs (little-endian u64).
@@ -142,7 +147,7 @@ fn digit_capacity(max_terms: usize) -> usize {
 
 impl MsmWork {
     pub fn bytes(max_terms: usize) -> usize {
-        let chunks = TARGET_THREADS + 1024;
+        let chunks = MAX_CHUNK_THREADS + 1024;
         digit_capacity(max_terms) * 4
             + max_terms * 4
             + MAX_WB * 4 * 3
@@ -155,7 +160,7 @@ impl MsmWork {
     }
 
     pub fn carve(dev: &mut Device, max_terms: usize) -> Self {
-        let chunks = TARGET_THREADS + 1024;
+        let chunks = MAX_CHUNK_THREADS + 1024;
         MsmWork {
             digits: dev.carve(digit_capacity(max_terms) * 4),
             sorted: dev.carve(max_terms * 4),
@@ -186,13 +191,51 @@ struct DigitParams {
     k: [u32; 9],
 }
 
-static WIDE: AtomicBool = AtomicBool::new(false);
+static BUILD: AtomicU32 = AtomicU32::new(AccumulateBuild::Wide as u32);
+static FIXED_CHUNKS: AtomicBool = AtomicBool::new(false);
 static FORCE_C: AtomicU32 = AtomicU32::new(0);
 
-/// Chooses the bucket-accumulation build: uncapped registers (`true`) or capped at 80 for
-/// more warps per SM (`false`, the default). Process-wide; for measurements.
-pub fn set_wide_accumulate(on: bool) {
-    WIDE.store(on, Ordering::Relaxed);
+/// Builds of the bucket-accumulation kernel (msm.cu `ACCUMULATE_BUILD`): register cap and
+/// so warps per SM (H200: 64 K registers per SM, blocks of 128 threads).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccumulateBuild {
+    /// 80 registers, 6 blocks (24 warps) per SM.
+    R80 = 80,
+    /// Uncapped (164 registers, no spills), 3 blocks (12 warps) per SM: the default (1.6 %
+    /// faster than R80 at 2^26 on the H200, docs/perf.md).
+    Wide = 0,
+}
+
+/// Chooses the bucket-accumulation build. Process-wide; for measurements.
+pub fn set_accumulate_build(b: AccumulateBuild) {
+    BUILD.store(b as u32, Ordering::Relaxed);
+}
+
+/// How accumulate and batch-add launches cut their entries into per-thread chunks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chunking {
+    /// As many threads as the kernel keeps resident on the device at once (one full wave),
+    /// so no SM idles through a partial last wave: the default.
+    Waves,
+    /// 2^17 threads whatever the device (the old sizing, for comparison).
+    Fixed,
+}
+
+/// Chooses the chunking. Process-wide; for measurements.
+pub fn set_chunking(c: Chunking) {
+    FIXED_CHUNKS.store(c == Chunking::Fixed, Ordering::Relaxed);
+}
+
+/// Entries per thread for a launch of `f` (blocks of `block` threads) over `n` entries:
+/// n / (threads resident at once), or n / 2^17 under [`Chunking::Fixed`]; at least
+/// [`MIN_CHUNK`].
+fn chunk_len(dev: &Device, f: CUfunction, block: u32, n: usize) -> Result<usize, GpuError> {
+    let threads = if FIXED_CHUNKS.load(Ordering::Relaxed) {
+        FIXED_THREADS
+    } else {
+        dev.resident_threads(f, block)?.min(MAX_CHUNK_THREADS)
+    };
+    Ok(n.div_ceil(threads).max(MIN_CHUNK))
 }
 
 /// Forces the window width of every following MSM (0: chosen by size). For tests.
@@ -308,7 +351,11 @@ pub(crate) fn enqueue_msm(
             &mut args![w.counts.ptr, w.offsets.ptr, w.cursor.ptr, b32],
         )?;
         ph.end(dev, 0)?;
-        let acc_s = m.div_ceil(TARGET_THREADS).max(16) as u32;
+        let acc_kernel = match BUILD.load(Ordering::Relaxed) {
+            0 => dev.k.msm_accumulate_wide,
+            _ => dev.k.msm_accumulate,
+        };
+        let acc_s = chunk_len(dev, acc_kernel, 128, m)? as u32;
         let acc_threads = m.div_ceil(acc_s as usize);
         let (m32, c32) = (m as u32, win.c);
         for i in 0..nw {
@@ -328,11 +375,7 @@ pub(crate) fn enqueue_msm(
             ph.end(dev, 1)?;
             dev.launch(
                 "msm accumulate",
-                if WIDE.load(Ordering::Relaxed) {
-                    dev.k.msm_accumulate_wide
-                } else {
-                    dev.k.msm_accumulate
-                },
+                acc_kernel,
                 grid(acc_threads, 128),
                 128,
                 0,
@@ -399,13 +442,14 @@ pub(crate) fn enqueue_batch_add(
     out: CUdeviceptr,
 ) -> Result<(), GpuError> {
     let s = dev.compute;
-    let per = n.div_ceil(TARGET_THREADS).max(16);
+    let per = chunk_len(dev, dev.k.batch_add, 128, n)?;
     let parts = n.div_ceil(per);
     let groups = parts.div_ceil(256);
     let (n32, per32, parts32, g256, groups32) =
         (n as u32, per as u32, parts as u32, 256u32, groups as u32);
     // SAFETY: arguments match msm.cu's batch_add and xyzz_reduce; partials hold
-    // TARGET_THREADS + 1024 points and partials2 1024 (parts ≤ TARGET_THREADS + 1, groups ≤ 520).
+    // MAX_CHUNK_THREADS + 1024 points and partials2 1024 (parts ≤ MAX_CHUNK_THREADS,
+    // groups ≤ 1024).
     unsafe {
         dev.launch(
             "batch add",

@@ -91,6 +91,9 @@ pub fn compile_for(arch: &str) -> Result<Compiled, GpuError> {
         format!("--gpu-architecture={arch}"),
         "--std=c++17".into(),
         "-default-device".into(),
+        // ptxas compiles the kernels on all host cores; the code is the same (SASS
+        // compared), only the start is shorter.
+        "-Xptxas=--split-compile=0".into(),
     ];
     // SAFETY: `prog` is live (destroyed by its Drop after the last use below); `src`
     // outlives it.
