@@ -25,6 +25,10 @@ pub struct CudaDevice {
     prover: Option<(usize, GpuProver)>,
     /// The arena's mapping, page-locked on first use.
     arena: (*mut u8, usize),
+    /// Set-up done inside the current partition's call (prover planned and the SRS
+    /// uploaded; arena page-locked), reported as steps of that partition: it is why a gpu
+    /// process's first partition takes tens of seconds at 32 GiB.
+    setup: Vec<(&'static str, Duration)>,
 }
 
 impl CudaDevice {
@@ -39,6 +43,7 @@ impl CudaDevice {
             max_scalars: (shape.num_inputs + shape.num_aux) as usize,
             prover: None,
             arena: arena.mapping(),
+            setup: Vec::new(),
         })
     }
 
@@ -47,6 +52,7 @@ impl CudaDevice {
         if self.prover.as_ref().map(|(k, _)| *k) != Some(key) {
             // New parameters: free the old plan first (one set of buffers at a time).
             self.prover = None;
+            let started = std::time::Instant::now();
             let mut p = GpuProver::new(
                 self.ordinal,
                 self.max_domain_log2,
@@ -56,9 +62,12 @@ impl CudaDevice {
                 srs.a,
                 srs.b_g1,
             )?;
+            self.setup.push(("setup_srs_upload", started.elapsed()));
+            let started = std::time::Instant::now();
             // SAFETY: the arena mapping lives as long as this process's Arena (the whole
             // stage process) and is never unmapped while the prover exists.
             unsafe { p.register_host(self.arena.0, self.arena.1)? };
+            self.setup.push(("setup_pin_arena", started.elapsed()));
             self.prover = Some((key, p));
         }
         Ok(&mut self.prover.as_mut().expect("just made").1)
@@ -95,11 +104,21 @@ impl PartitionDevice for CudaDevice {
             b_plan,
         };
         let ordinal = self.ordinal;
+        self.setup.clear();
         let (r, t) = self
             .prover_for(srs)
             .and_then(|p| p.prove(&partition))
             .map_err(DeviceError)
             .with_context(|| format!("cuda:{ordinal}"))?;
+        let mut steps = std::mem::take(&mut self.setup);
+        steps.extend([
+            ("upload", t.upload),
+            ("ntt", t.ntt),
+            ("msm_h", t.msm_h),
+            ("msm_l", t.msm_l),
+            ("msm_a", t.msm_a),
+            ("msm_b_g1", t.msm_b_g1),
+        ]);
         Ok((
             G1Sums {
                 h: r.h,
@@ -107,14 +126,7 @@ impl PartitionDevice for CudaDevice {
                 a: r.a,
                 b_g1: r.b_g1,
             },
-            vec![
-                ("upload", t.upload),
-                ("ntt", t.ntt),
-                ("msm_h", t.msm_h),
-                ("msm_l", t.msm_l),
-                ("msm_a", t.msm_a),
-                ("msm_b_g1", t.msm_b_g1),
-            ],
+            steps,
         ))
     }
 }
