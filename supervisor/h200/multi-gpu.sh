@@ -8,18 +8,8 @@
 #           slot goes back to the pipeline, the supervisor restarts it, nothing is lost.
 # Every proof is checked with `cuzk verify` (verify_seal); the timeline of each run gives the
 # GPU busy time per gpu process. Results under $OUT; a short table last.
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/cuzk-out}
-mkdir -p "$OUT"
-B=$PWD/.device/bin
-lib=$(dirname "$(find / -name 'libnvrtc.so*' 2>/dev/null | head -1)")
-export LD_LIBRARY_PATH="$lib:${LD_LIBRARY_PATH:-}"
-P=/tmp/cuzk-params
-export FIL_PROOFS_PARENT_CACHE=/tmp/filecoin-parents
+source "$(dirname "$0")/env.sh"
 N=${JOBS:-24}
-nvidia-smi --query-gpu=index,name,pci.bus_id,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
-nproc | sed 's/^/cpus: /'
 
 "$B/cuzk" params generate --sector-size 2KiB --param-cache $P > "$OUT/params.log" 2>&1 || { tail "$OUT/params.log"; exit 1; }
 

@@ -6,22 +6,12 @@
 #  2. `cuzk run` with the gpu stage on the GPU: a batch of real 2 KiB C1 files through
 #     the drop directory, every proof verified before it is written; the timeline analysed.
 # Results under $OUT; a short table last.
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/cuzk-out}
-mkdir -p "$OUT"
-B=$PWD/.device/bin
-# Kernels compile with NVRTC at start (a few seconds); no prebuilt cubin is carried.
-lib=$(dirname "$(find / -name 'libnvrtc.so*' 2>/dev/null | head -1)")
-export LD_LIBRARY_PATH="$lib:${LD_LIBRARY_PATH:-}"
-P=/tmp/cuzk-params
-export FIL_PROOFS_PARENT_CACHE=/tmp/filecoin-parents
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
+source "$(dirname "$0")/env.sh"
 
 t0=$(date +%s.%N)
 "$B/cuzk" params generate --sector-size 2KiB --param-cache $P > "$OUT/params.log" 2>&1 || { tail "$OUT/params.log"; exit 1; }
 t1=$(date +%s.%N)
-echo "params generated in $(echo "$t1 - $t0" | bc) s"
+echo "params generated in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
 
 "$B/cuzk" bench gpu --c1 tests/fixtures/porep-2KiB-a.c1.json --param-cache $P --runs ${RUNS:-3} \
   > "$OUT/bench-gpu.txt" 2>&1; bench_rc=$?
@@ -49,7 +39,7 @@ TOML
 t0=$(date +%s.%N)
 timeout 500 "$B/cuzk" run --config /tmp/cuzk.toml --exit-when-idle > "$OUT/run.log" 2>&1; run_rc=$?
 t1=$(date +%s.%N)
-wall=$(echo "$t1 - $t0" | bc)
+wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 done_n=$(ls $D/done/*.proof 2>/dev/null | wc -l)
 cp $D/timeline.jsonl "$OUT/" 2>/dev/null
 "$B/cuzk-bench" timeline $D/timeline.jsonl --svg "$OUT/waterfall.svg" > "$OUT/timeline.txt" 2>&1

@@ -9,15 +9,7 @@
 #                 back to the pipeline, the process restarts, every job completes;
 #   full2       — the whole pipeline with B_G2 on the host CPUs, 2 devices: what bounds it.
 # Results under $OUT; a short table last.
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/cuzk-out}
-mkdir -p "$OUT"
-B=$PWD/.device/bin
-lib=$(dirname "$(find / -name 'libnvrtc.so*' 2>/dev/null | head -1)")
-export LD_LIBRARY_PATH="$lib:${LD_LIBRARY_PATH:-}"
-nvidia-smi --query-gpu=index,name,pci.bus_id,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
-echo "cpus: $(nproc)"
+source "$(dirname "$0")/env.sh"
 # The arena (6 slots x 20.2 GB) and the synthetic SRS (47 GB) do not fit /dev/shm's default
 # half of RAM: a tmpfs of our own.
 SHM=/mnt/cuzk-shm
