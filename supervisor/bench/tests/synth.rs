@@ -20,6 +20,32 @@ fn bin_dir() -> PathBuf {
         .to_path_buf()
 }
 
+/// `cuzk-bench synth --shape tiny` with its summary as JSON, the arena and SRS in `shm`.
+fn synth(
+    bins: &Path,
+    data: &Path,
+    shm: &Path,
+    jobs: u32,
+    partitions: u32,
+    extra: &[&str],
+) -> std::process::Output {
+    Command::new(bins.join("cuzk-bench"))
+        .args(["synth", "--shape", "tiny", "--json", "--timeout", "240"])
+        .args([
+            "--jobs",
+            &jobs.to_string(),
+            "--partitions",
+            &partitions.to_string(),
+        ])
+        .args(extra)
+        .arg("--data-dir")
+        .arg(data)
+        .args(["--", "--slots", "2", "--arena-dir"])
+        .arg(shm)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn synthetic_jobs_run_through_every_stage_and_write_no_proof() {
     let bins = bin_dir();
@@ -42,23 +68,7 @@ fn synthetic_jobs_run_through_every_stage_and_write_no_proof() {
     // A C1-looking file dropped into a synthetic instance: refused, with the reason.
     std::fs::write(data.join("incoming/real.json"), br#"{"SectorNum": 5}"#).unwrap();
 
-    let out = Command::new(bins.join("cuzk-bench"))
-        .args([
-            "synth",
-            "--shape",
-            "tiny",
-            "--jobs",
-            "2",
-            "--partitions",
-            "3",
-        ])
-        .arg("--data-dir")
-        .arg(&data)
-        .args(["--json", "--timeout", "240", "--"])
-        .args(["--slots", "2", "--arena-dir"])
-        .arg(&shm)
-        .output()
-        .unwrap();
+    let out = synth(&bins, &data, &shm, 2, 3, &[]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -160,22 +170,7 @@ fn synthetic_jobs_run_through_every_stage_and_write_no_proof() {
 
     // --skip-b-g2: host-prep leaves B_G2 out (no msm_b_g2 step), the job still completes.
     let data2 = dir.path().join("data2");
-    let out = Command::new(bins.join("cuzk-bench"))
-        .args([
-            "synth",
-            "--shape",
-            "tiny",
-            "--jobs",
-            "1",
-            "--partitions",
-            "2",
-        ])
-        .args(["--skip-b-g2", "--json", "--data-dir"])
-        .arg(&data2)
-        .args(["--", "--slots", "2", "--arena-dir"])
-        .arg(&shm)
-        .output()
-        .unwrap();
+    let out = synth(&bins, &data2, &shm, 1, 2, &["--skip-b-g2"]);
     assert!(out.status.success());
     let log2 = std::fs::read_dir(&data2)
         .unwrap()
