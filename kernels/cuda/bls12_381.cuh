@@ -64,3 +64,16 @@ __device__ __forceinline__ bool fp_eq(const fp_t& a, const fp_t& b) { return fe_
 __device__ __forceinline__ fp_t fp_one() { fp_t r; fe_one<FpP>(r.v); return r; }
 __device__ __forceinline__ fp_t fp_zero() { fp_t r; fe_zero<FpP>(r.v); return r; }
 __device__ __forceinline__ fp_t fp_inv(const fp_t& a) { fp_t r; fe_inv<FpP>(r.v, a.v); return r; }
+
+// The field interface the curve formulas (ec.cuh) are written against, so one template
+// serves G1 (over Fp) and G2 (over Fp2, fp2.cuh). Thin inline forwards: no code of their own.
+__device__ __forceinline__ fp_t f_mul(const fp_t& a, const fp_t& b) { return fp_mul(a, b); }
+__device__ __forceinline__ fp_t f_sqr(const fp_t& a) { return fp_sqr(a); }
+__device__ __forceinline__ fp_t f_add(const fp_t& a, const fp_t& b) { return fp_add(a, b); }
+__device__ __forceinline__ fp_t f_sub(const fp_t& a, const fp_t& b) { return fp_sub(a, b); }
+__device__ __forceinline__ fp_t f_neg(const fp_t& a) { return fp_neg(a); }
+__device__ __forceinline__ bool f_is_zero(const fp_t& a) { return fp_is_zero(a); }
+template <class F> __device__ __forceinline__ F f_one();
+template <class F> __device__ __forceinline__ F f_zero();
+template <> __device__ __forceinline__ fp_t f_one<fp_t>() { return fp_one(); }
+template <> __device__ __forceinline__ fp_t f_zero<fp_t>() { return fp_zero(); }

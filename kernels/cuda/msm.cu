@@ -1,5 +1,8 @@
-// Layer 3: multi-scalar multiplication over G1 (Pippenger, signed digits) and batch
-// addition. Knows G1 and Fr limbs, nothing of Groth16.
+// Layer 3: multi-scalar multiplication (Pippenger, signed digits) and batch addition, one
+// code path for G1 and G2: the kernels that touch points are templates over the coordinate
+// field F (ec.cuh), instantiated as the G1 kernels (names unchanged, F = Fp) and the G2
+// kernels (suffix _g2, F = Fp2). Digits, scan and scatter never touch a point and serve
+// both. Knows the curves and Fr limbs, nothing of Groth16.
 //
 // Scalars are canonical (not Montgomery), 8 little-endian u32 limbs. A term is either
 // dense (scalar i with base i) or a [base, scalar] index pair (a `PlanRef` term).
@@ -21,16 +24,20 @@
 // 7. xyzz_reduce: sums groups of points (the chunk results of a window; batch-add partials).
 // The host then combines the W window sums by Horner: Σ_w 2^{w·c}·T_w.
 
-struct Partial { u32 bucket; u32 pad[3]; xyzz_t p; };
+// A bucket cut by a chunk edge: its index and the chunk's part of its sum.
+template <class F> struct partial_p { u32 bucket; u32 pad[3]; xyzz_p<F> p; };
+typedef partial_p<fp_t> Partial;
 
 #define NONE 0xffffffffu
 
-__device__ __forceinline__ affine_t ld_affine(const affine_t* b) {
+// One affine base through the read-only cache, 16 bytes a load (G1: 6 loads, G2: 12).
+template <class F>
+__device__ __forceinline__ affine_p<F> ld_affine(const affine_p<F>* b) {
   const uint4* q = (const uint4*)b;
-  affine_t a;
+  affine_p<F> a;
   u32* w = (u32*)&a;
 #pragma unroll
-  for (int i = 0; i < 6; i++) {
+  for (int i = 0; i < (int)(sizeof(affine_p<F>) / 16); i++) {
     uint4 v = __ldg(q + i);
     w[4 * i] = v.x; w[4 * i + 1] = v.y; w[4 * i + 2] = v.z; w[4 * i + 3] = v.w;
   }
@@ -120,9 +127,10 @@ __device__ __forceinline__ u32 find_bucket(const u32* off, u32 B, u32 pos) {
   return lo;
 }
 
+template <class F>
 __device__ __forceinline__ void accumulate(const u32* sorted, const u32* off, u32 B, u32 S,
-                                           const affine_t* bases, xyzz_t* buckets,
-                                           Partial* head, Partial* tail) {
+                                           const affine_p<F>* bases, xyzz_p<F>* buckets,
+                                           partial_p<F>* head, partial_p<F>* tail) {
   const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
   const u32 total = off[B];
   const u32 start = t * S;
@@ -135,7 +143,7 @@ __device__ __forceinline__ void accumulate(const u32* sorted, const u32* off, u3
   while (pos < end) {
     while (off[b + 1] <= pos) b++;
     const u32 run_end = min(end, off[b + 1]);
-    xyzz_t acc;
+    xyzz_p<F> acc;
     xyzz_set_inf(acc);
     for (u32 q = pos; q < run_end; q++) {
       const u32 e = sorted[q];
@@ -148,29 +156,33 @@ __device__ __forceinline__ void accumulate(const u32* sorted, const u32* off, u3
   }
 }
 
-// Two builds of the same loop: capped at 80 registers (24 warps per SM; the point addition
-// is a call, so little stays live across it) and uncapped (164 registers, no spills, 12
-// warps). The host picks one (`msm::set_accumulate_build`; uncapped by default, 1.6 %
-// faster on the H200), `cuzk-gpu-check msm` times both side by side. Both are launched as
-// one full wave of resident blocks (`msm::Chunking::Waves`).
-#define ACCUMULATE_BUILD(name, bounds)                                                    \
-  extern "C" __global__ void bounds name(const u32* sorted, const u32* off, u32 B, u32 S, \
-                                         const affine_t* bases, xyzz_t* buckets,         \
-                                         Partial* head, Partial* tail) {                 \
-    accumulate(sorted, off, B, S, bases, buckets, head, tail);                           \
+// Two builds of the same loop for G1: capped at 80 registers (24 warps per SM; the point
+// addition is a call, so little stays live across it) and uncapped (164 registers, no
+// spills, 12 warps). The host picks one (`msm::set_accumulate_build`; uncapped by default,
+// 1.6 % faster on the H200), `cuzk-gpu-check msm` times both side by side. Both are launched
+// as one full wave of resident blocks (`msm::Chunking::Waves`). G2 has one build, uncapped
+// (its accumulator alone is 96 registers; see docs/gpu.md for ptxas' count).
+#define ACCUMULATE_BUILD(name, F, bounds)                                                    \
+  extern "C" __global__ void bounds name(const u32* sorted, const u32* off, u32 B, u32 S,    \
+                                         const affine_p<F>* bases, xyzz_p<F>* buckets,      \
+                                         partial_p<F>* head, partial_p<F>* tail) {          \
+    accumulate<F>(sorted, off, B, S, bases, buckets, head, tail);                           \
   }
-ACCUMULATE_BUILD(msm_accumulate, __launch_bounds__(128, 6))      // 80 registers, 24 warps/SM
-ACCUMULATE_BUILD(msm_accumulate_wide, )                          // uncapped (164), 12 warps/SM
+ACCUMULATE_BUILD(msm_accumulate, fp_t, __launch_bounds__(128, 6))  // 80 registers, 24 warps/SM
+ACCUMULATE_BUILD(msm_accumulate_wide, fp_t, )                      // uncapped (164), 12 warps/SM
+ACCUMULATE_BUILD(msm_accumulate_g2, fp2_t, )                       // G2, uncapped
 
-extern "C" __global__ void msm_fixup(const u32* off, u32 B, u32 S, xyzz_t* buckets,
-                                     const Partial* head, const Partial* tail) {
+// Bucket b's sum from the partials of the chunks that cut it; an empty bucket is infinity.
+template <class F>
+__device__ __forceinline__ void fixup(const u32* off, u32 B, u32 S, xyzz_p<F>* buckets,
+                                      const partial_p<F>* head, const partial_p<F>* tail) {
   const u32 b = blockIdx.x * blockDim.x + threadIdx.x;
   if (b >= B) return;
   const u32 lo = off[b], hi = off[b + 1];
   if (lo == hi) { xyzz_set_inf(buckets[b]); return; }
   const u32 t0 = lo / S, t1 = (hi - 1) / S;
   if (t0 == t1) return;  // stored whole by its chunk
-  xyzz_t acc;
+  xyzz_p<F> acc;
   xyzz_set_inf(acc);
   for (u32 t = t0; t <= t1; t++) {
     if (head[t].bucket == b) xyzz_add(acc, head[t].p);
@@ -179,14 +191,26 @@ extern "C" __global__ void msm_fixup(const u32* off, u32 B, u32 S, xyzz_t* bucke
   buckets[b] = acc;
 }
 
+extern "C" __global__ void msm_fixup(const u32* off, u32 B, u32 S, xyzz_t* buckets,
+                                     const Partial* head, const Partial* tail) {
+  fixup<fp_t>(off, B, S, buckets, head, tail);
+}
+
+extern "C" __global__ void msm_fixup_g2(const u32* off, u32 B, u32 S, g2_xyzz_t* buckets,
+                                        const partial_p<fp2_t>* head, const partial_p<fp2_t>* tail) {
+  fixup<fp2_t>(off, B, S, buckets, head, tail);
+}
+
 // Thread (w, q) reduces buckets [q·Q, q·Q + Q) of window w into out[w·chunks + q].
-extern "C" __global__ void msm_bucket_reduce(const xyzz_t* buckets, u32 B, u32 Q, u32 windows, xyzz_t* out) {
+template <class F>
+__device__ __forceinline__ void bucket_reduce(const xyzz_p<F>* buckets, u32 B, u32 Q, u32 windows,
+                                              xyzz_p<F>* out) {
   const u32 chunks = B / Q;
   const u32 id = blockIdx.x * blockDim.x + threadIdx.x;
   if (id >= windows * chunks) return;
   const u32 w = id / chunks, q = id % chunks, lo = q * Q;
-  const xyzz_t* bk = buckets + (size_t)w * B;
-  xyzz_t acc, tot;
+  const xyzz_p<F>* bk = buckets + (size_t)w * B;
+  xyzz_p<F> acc, tot;
   xyzz_set_inf(acc);
   xyzz_set_inf(tot);
   for (u32 b = lo + Q; b-- > lo;) {
@@ -200,20 +224,31 @@ extern "C" __global__ void msm_bucket_reduce(const xyzz_t* buckets, u32 B, u32 Q
   out[id] = tot;
 }
 
-// Block g sums in[g·per .. min(n, (g+1)·per)) into out[g].
-#define REDUCE_THREADS 128
-extern "C" __global__ void __launch_bounds__(REDUCE_THREADS) xyzz_reduce(const xyzz_t* in, u32 n, u32 per, xyzz_t* out) {
-  __shared__ xyzz_t sm[REDUCE_THREADS];
+extern "C" __global__ void msm_bucket_reduce(const xyzz_t* buckets, u32 B, u32 Q, u32 windows, xyzz_t* out) {
+  bucket_reduce<fp_t>(buckets, B, Q, windows, out);
+}
+
+extern "C" __global__ void msm_bucket_reduce_g2(const g2_xyzz_t* buckets, u32 B, u32 Q, u32 windows,
+                                                g2_xyzz_t* out) {
+  bucket_reduce<fp2_t>(buckets, B, Q, windows, out);
+}
+
+// Block g sums in[g·per .. min(n, (g+1)·per)) into out[g]: a strided loop, then a tree in
+// shared memory. THREADS points of shared memory: 128 × 192 bytes for G1, 64 × 384 for G2
+// (24 KiB each; 128 G2 points would be the whole 48 KiB a block may declare).
+template <class F, int THREADS>
+__device__ __forceinline__ void reduce(const xyzz_p<F>* in, u32 n, u32 per, xyzz_p<F>* out) {
+  __shared__ xyzz_p<F> sm[THREADS];
   const u32 g = blockIdx.x, tid = threadIdx.x;
   const u32 lo = g * per, hi = min(n, lo + per);
-  xyzz_t acc;
+  xyzz_p<F> acc;
   xyzz_set_inf(acc);
-  for (u32 i = lo + tid; i < hi; i += REDUCE_THREADS) xyzz_add(acc, in[i]);
+  for (u32 i = lo + tid; i < hi; i += THREADS) xyzz_add(acc, in[i]);
   sm[tid] = acc;
-  for (u32 off = REDUCE_THREADS / 2; off > 0; off >>= 1) {
+  for (u32 off = THREADS / 2; off > 0; off >>= 1) {
     __syncthreads();
     if (tid < off) {
-      xyzz_t a = sm[tid];
+      xyzz_p<F> a = sm[tid];
       xyzz_add(a, sm[tid + off]);
       sm[tid] = a;
     }
@@ -221,15 +256,32 @@ extern "C" __global__ void __launch_bounds__(REDUCE_THREADS) xyzz_reduce(const x
   if (tid == 0) out[g] = sm[0];
 }
 
-// Batch addition: thread t sums bases[idx[i]] for i in [t·S, t·S + S) (idx = 0: dense,
-// bases[i]) into out[t].
-extern "C" __global__ void __launch_bounds__(128, 6) batch_add(const affine_t* bases, const u32* idx, u32 n, u32 S, xyzz_t* out) {
-  const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
-  const u32 lo = t * S;
-  if (lo >= n) return;
-  const u32 hi = min(n, lo + S);
-  xyzz_t acc;
-  xyzz_set_inf(acc);
-  for (u32 i = lo; i < hi; i++) xyzz_add_affine_signed(acc, ld_affine(bases + (idx ? idx[i] : i)), false);
-  out[t] = acc;
+#define REDUCE_THREADS 128
+#define REDUCE_THREADS_G2 64
+extern "C" __global__ void __launch_bounds__(REDUCE_THREADS) xyzz_reduce(const xyzz_t* in, u32 n, u32 per, xyzz_t* out) {
+  reduce<fp_t, REDUCE_THREADS>(in, n, per, out);
 }
+
+extern "C" __global__ void __launch_bounds__(REDUCE_THREADS_G2) xyzz_reduce_g2(const g2_xyzz_t* in, u32 n, u32 per,
+                                                                               g2_xyzz_t* out) {
+  reduce<fp2_t, REDUCE_THREADS_G2>(in, n, per, out);
+}
+
+// Batch addition: thread t sums bases[idx[i]] for i in [t·S, t·S + S) (idx = 0: dense,
+// bases[i]) into out[t]. A macro rather than an inlined template body (as the others): the
+// inlined body compiled the G1 kernel to different SASS (the accumulator's clearing moved
+// ahead of the bounds check), the body written in the kernel keeps it as it was.
+#define BATCH_ADD(name, F, bounds)                                                            \
+  extern "C" __global__ void bounds name(const affine_p<F>* bases, const u32* idx, u32 n, u32 S, \
+                                         xyzz_p<F>* out) {                                    \
+    const u32 t = blockIdx.x * blockDim.x + threadIdx.x;                                      \
+    const u32 lo = t * S;                                                                     \
+    if (lo >= n) return;                                                                      \
+    const u32 hi = min(n, lo + S);                                                            \
+    xyzz_p<F> acc;                                                                            \
+    xyzz_set_inf(acc);                                                                        \
+    for (u32 i = lo; i < hi; i++) xyzz_add_affine_signed(acc, ld_affine(bases + (idx ? idx[i] : i)), false); \
+    out[t] = acc;                                                                             \
+  }
+BATCH_ADD(batch_add, fp_t, __launch_bounds__(128, 6))  // 80 registers, 24 warps/SM
+BATCH_ADD(batch_add_g2, fp2_t, )                       // G2: uncapped, one wave (as accumulate)

@@ -26,3 +26,26 @@ extern "C" __global__ void test_g1_add(const affine_t* p, const affine_t* q, xyz
   xyzz_add_affine_signed(d, ld_affine(q + i), false);
   out[2 * i + 1] = d;
 }
+
+// out[2i] = a[i]·b[i], out[2i+1] = a[i]^2 (Karatsuba product and complex squaring).
+extern "C" __global__ void test_fp2_mul(const fp2_t* a, const fp2_t* b, fp2_t* out, u32 n) {
+  const u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  out[2 * i] = fp2_mul(a[i], b[i]);
+  out[2 * i + 1] = fp2_sqr(a[i]);
+}
+
+// test_g1_add over G2: out[2i] = p + q, out[2i+1] = 2(p + q) + q.
+extern "C" __global__ void test_g2_add(const g2_affine_t* p, const g2_affine_t* q, g2_xyzz_t* out, u32 n) {
+  const u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  g2_xyzz_t acc;
+  xyzz_set_inf(acc);
+  xyzz_add_affine_signed(acc, ld_affine(p + i), false);
+  xyzz_add_affine_signed(acc, ld_affine(q + i), false);
+  out[2 * i] = acc;
+  g2_xyzz_t d = acc;
+  xyzz_add(d, acc);
+  xyzz_add_affine_signed(d, ld_affine(q + i), false);
+  out[2 * i + 1] = d;
+}

@@ -10,7 +10,7 @@ use cuzk_kernels::cuda::source;
 use cuzk_kernels::cuda::{driver_present, GpuError, GpuProver};
 use cuzk_kernels::msm::scalars;
 
-const KERNELS: [&str; 14] = [
+const KERNELS: [&str; 21] = [
     "ntt_pass",
     "msm_digits",
     "msm_scan",
@@ -21,10 +21,18 @@ const KERNELS: [&str; 14] = [
     "msm_bucket_reduce",
     "xyzz_reduce",
     "batch_add",
+    // G2 instantiations of the point kernels (B_G2 MSM).
+    "msm_accumulate_g2",
+    "msm_fixup_g2",
+    "msm_bucket_reduce_g2",
+    "xyzz_reduce_g2",
+    "batch_add_g2",
     "srs_synthetic",
     "test_fr_mul",
     "test_fp_mul",
     "test_g1_add",
+    "test_fp2_mul",
+    "test_g2_add",
 ];
 
 #[test]
@@ -65,8 +73,9 @@ fn sources_are_embedded_in_layer_order() {
     let p = source::program();
     let pos = |name: &str| p.find(&format!("// ---- {name}")).unwrap();
     assert!(pos("field.cuh") < pos("bls12_381.cuh"));
-    assert!(pos("bls12_381.cuh") < pos("g1.cuh"));
-    assert!(pos("g1.cuh") < pos("ntt.cu") && pos("g1.cuh") < pos("msm.cu"));
+    assert!(pos("bls12_381.cuh") < pos("fp2.cuh"));
+    assert!(pos("fp2.cuh") < pos("ec.cuh"));
+    assert!(pos("ec.cuh") < pos("ntt.cu") && pos("ec.cuh") < pos("msm.cu"));
 }
 
 #[test]

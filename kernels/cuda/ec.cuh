@@ -1,0 +1,166 @@
+// Layer 2: points of a curve y^2 = x^3 + b (a = 0) over a field F, one template for both
+// groups of BLS12-381: G1 over Fp (b = 4) and G2 over Fp2 (b = 4(1 + u)). The formulas never
+// use b, so a curve is just its field. Knows the field interface (f_mul, f_sqr, f_add, f_sub,
+// f_neg, f_is_zero, f_one, f_zero: bls12_381.cuh, fp2.cuh), nothing of MSM.
+//
+// Inputs are affine (x, y) in Montgomery form: blst's `blst_p1_affine` (96 bytes) and
+// `blst_p2_affine` (192 bytes: x.c0, x.c1, y.c0, y.c1), so blstrs `G1Affine` / `G2Affine`
+// slices upload as they lie. The point at infinity is all zeros (blst_p*_affine_is_inf
+// tests exactly that; there is no flag).
+// Accumulators are XYZZ: x = X/ZZ, y = Y/ZZZ with ZZ^3 = ZZZ^2; infinity is ZZ = 0.
+// Formulas: the "xyzz" family for a = 0 (Sutherland; explicit-formulas database
+// add-2008-s, madd-2008-s, dbl-2008-s-1, mdbl-2008-s-1).
+
+template <class F> struct affine_p { F x, y; };
+template <class F> struct xyzz_p { F X, Y, ZZ, ZZZ; };
+
+// G1 (the names the G1 kernels have always used) and G2.
+typedef affine_p<fp_t> affine_t;
+typedef xyzz_p<fp_t> xyzz_t;
+typedef affine_p<fp2_t> g2_affine_t;
+typedef xyzz_p<fp2_t> g2_xyzz_t;
+
+template <class F>
+__device__ __forceinline__ bool affine_is_inf(const affine_p<F>& p) {
+  return f_is_zero(p.x) && f_is_zero(p.y);
+}
+
+template <class F>
+__device__ __forceinline__ void xyzz_set_inf(xyzz_p<F>& p) {
+  p.X = f_zero<F>(); p.Y = f_zero<F>(); p.ZZ = f_zero<F>(); p.ZZZ = f_zero<F>();
+}
+
+template <class F>
+__device__ __forceinline__ bool xyzz_is_inf(const xyzz_p<F>& p) { return f_is_zero(p.ZZ); }
+
+// dbl-2008-s-1: U = 2Y, V = U^2, W = U·V, S = X·V, M = 3X^2,
+// X3 = M^2 - 2S, Y3 = M(S - X3) - W·Y, ZZ3 = V·ZZ, ZZZ3 = W·ZZZ.
+template <class F>
+__device__ __noinline__ void xyzz_dbl(xyzz_p<F>& p) {
+  if (xyzz_is_inf(p)) return;
+  F U = f_add(p.Y, p.Y);
+  F V = f_sqr(U);
+  F W = f_mul(U, V);
+  F S = f_mul(p.X, V);
+  F X2 = f_sqr(p.X);
+  F M = f_add(f_add(X2, X2), X2);
+  F X3 = f_sub(f_sub(f_sqr(M), S), S);
+  p.Y = f_sub(f_mul(M, f_sub(S, X3)), f_mul(W, p.Y));
+  p.X = X3;
+  p.ZZ = f_mul(V, p.ZZ);
+  p.ZZZ = f_mul(W, p.ZZZ);
+}
+
+// mdbl-2008-s-1 for an affine input: as dbl with ZZ = ZZZ = 1.
+template <class F>
+__device__ __forceinline__ void xyzz_set_dbl_affine(xyzz_p<F>& r, const F& x, const F& y) {
+  F U = f_add(y, y);
+  F V = f_sqr(U);
+  F W = f_mul(U, V);
+  F S = f_mul(x, V);
+  F X2 = f_sqr(x);
+  F M = f_add(f_add(X2, X2), X2);
+  F X3 = f_sub(f_sub(f_sqr(M), S), S);
+  r.Y = f_sub(f_mul(M, f_sub(S, X3)), f_mul(W, y));
+  r.X = X3;
+  r.ZZ = V;
+  r.ZZZ = W;
+}
+
+template <class F>
+__device__ __noinline__ void xyzz_dbl_affine_ni(xyzz_p<F>& r, const F& x, const F& y) {
+  xyzz_set_dbl_affine(r, x, y);
+}
+
+// p += (x, y) affine, (x, y) not infinity. madd-2008-s:
+// P = x·ZZ - X, R = y·ZZZ - Y, PP = P^2, PPP = P·PP, Q = X·PP,
+// X3 = R^2 - PPP - 2Q, Y3 = R(Q - X3) - Y·PPP, ZZ3 = ZZ·PP, ZZZ3 = ZZZ·PPP.
+// P = 0 means equal x: doubling if R = 0 too, else p = -(x, y) and the sum is infinity.
+template <class F>
+__device__ __forceinline__ void xyzz_add_affine_inl(xyzz_p<F>& p, const F& x, const F& y) {
+  if (xyzz_is_inf(p)) {
+    p.X = x; p.Y = y; p.ZZ = f_one<F>(); p.ZZZ = f_one<F>();
+    return;
+  }
+  F P = f_sub(f_mul(x, p.ZZ), p.X);
+  F R = f_sub(f_mul(y, p.ZZZ), p.Y);
+  if (f_is_zero(P)) {
+    if (f_is_zero(R)) xyzz_dbl_affine_ni(p, x, y);
+    else xyzz_set_inf(p);
+    return;
+  }
+  F PP = f_sqr(P);
+  F PPP = f_mul(P, PP);
+  F Q = f_mul(p.X, PP);
+  F X3 = f_sub(f_sub(f_sqr(R), PPP), f_add(Q, Q));
+  p.Y = f_sub(f_mul(R, f_sub(Q, X3)), f_mul(p.Y, PPP));
+  p.X = X3;
+  p.ZZ = f_mul(p.ZZ, PP);
+  p.ZZZ = f_mul(p.ZZZ, PPP);
+}
+
+// The same as a call (smaller code, the accumulator goes through local memory).
+template <class F>
+__device__ __noinline__ void xyzz_add_affine(xyzz_p<F>& p, const F& x, const F& y) {
+  xyzz_add_affine_inl(p, x, y);
+}
+
+// p += q, both XYZZ. add-2008-s:
+// U1 = X1·ZZ2, U2 = X2·ZZ1, S1 = Y1·ZZZ2, S2 = Y2·ZZZ1, P = U2 - U1, R = S2 - S1,
+// PP = P^2, PPP = P·PP, Q = U1·PP, X3 = R^2 - PPP - 2Q, Y3 = R(Q - X3) - S1·PPP,
+// ZZ3 = ZZ1·ZZ2·PP, ZZZ3 = ZZZ1·ZZZ2·PPP.
+template <class F>
+__device__ __noinline__ void xyzz_add(xyzz_p<F>& p, const xyzz_p<F>& q) {
+  if (xyzz_is_inf(q)) return;
+  if (xyzz_is_inf(p)) { p = q; return; }
+  F U1 = f_mul(p.X, q.ZZ);
+  F U2 = f_mul(q.X, p.ZZ);
+  F S1 = f_mul(p.Y, q.ZZZ);
+  F S2 = f_mul(q.Y, p.ZZZ);
+  F P = f_sub(U2, U1);
+  F R = f_sub(S2, S1);
+  if (f_is_zero(P)) {
+    if (f_is_zero(R)) xyzz_dbl(p);
+    else xyzz_set_inf(p);
+    return;
+  }
+  F PP = f_sqr(P);
+  F PPP = f_mul(P, PP);
+  F Q = f_mul(U1, PP);
+  F X3 = f_sub(f_sub(f_sqr(R), PPP), f_add(Q, Q));
+  p.Y = f_sub(f_mul(R, f_sub(Q, X3)), f_mul(S1, PPP));
+  p.X = X3;
+  p.ZZ = f_mul(f_mul(p.ZZ, q.ZZ), PP);
+  p.ZZZ = f_mul(f_mul(p.ZZZ, q.ZZZ), PPP);
+}
+
+// p += ±a for an affine point that may be infinity (SRS entries never are; tests use it).
+template <class F>
+__device__ __forceinline__ void xyzz_add_affine_signed(xyzz_p<F>& p, const affine_p<F>& a, bool neg) {
+  if (affine_is_inf(a)) return;
+  xyzz_add_affine(p, a.x, neg ? f_neg(a.y) : a.y);
+}
+
+// p = k·p for a small non-negative k (double-and-add from the top bit).
+template <class F>
+__device__ void xyzz_mul_small(xyzz_p<F>& p, u32 k) {
+  xyzz_p<F> base = p;
+  xyzz_set_inf(p);
+  if (k == 0) return;
+  for (int bit = 31 - __clz(k); bit >= 0; bit--) {
+    xyzz_dbl(p);
+    if ((k >> bit) & 1) xyzz_add(p, base);
+  }
+}
+
+// Explicit instantiations, here rather than at first use: the front end then emits the
+// called functions ahead of the kernels, in this order, as it did before the formulas were
+// templates; ptxas' register assignment follows that order, so this keeps the G1 kernels'
+// SASS exactly as it was (checked per kernel, docs/gpu.md).
+#define EC_INSTANTIATE(F)                                                              \
+  template __device__ void xyzz_dbl<F>(xyzz_p<F>&);                                    \
+  template __device__ void xyzz_dbl_affine_ni<F>(xyzz_p<F>&, const F&, const F&);      \
+  template __device__ void xyzz_add_affine<F>(xyzz_p<F>&, const F&, const F&);         \
+  template __device__ void xyzz_add<F>(xyzz_p<F>&, const xyzz_p<F>&);
+EC_INSTANTIATE(fp_t)
+EC_INSTANTIATE(fp2_t)
