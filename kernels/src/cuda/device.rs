@@ -25,10 +25,18 @@ pub(crate) struct Kernels {
     pub msm_bucket_reduce: sys::CUfunction,
     pub xyzz_reduce: sys::CUfunction,
     pub batch_add: sys::CUfunction,
+    // The G2 instantiations of the point kernels above (same arguments, G2 points).
+    pub msm_accumulate_g2: sys::CUfunction,
+    pub msm_fixup_g2: sys::CUfunction,
+    pub msm_bucket_reduce_g2: sys::CUfunction,
+    pub xyzz_reduce_g2: sys::CUfunction,
+    pub batch_add_g2: sys::CUfunction,
     pub srs_synthetic: sys::CUfunction,
     pub test_fr_mul: sys::CUfunction,
     pub test_fp_mul: sys::CUfunction,
     pub test_g1_add: sys::CUfunction,
+    pub test_fp2_mul: sys::CUfunction,
+    pub test_g2_add: sys::CUfunction,
 }
 
 /// A region of the device allocation.
@@ -108,10 +116,17 @@ pub(crate) fn open(ordinal: usize) -> Result<Device, GpuError> {
         msm_bucket_reduce: f("msm_bucket_reduce")?,
         xyzz_reduce: f("xyzz_reduce")?,
         batch_add: f("batch_add")?,
+        msm_accumulate_g2: f("msm_accumulate_g2")?,
+        msm_fixup_g2: f("msm_fixup_g2")?,
+        msm_bucket_reduce_g2: f("msm_bucket_reduce_g2")?,
+        xyzz_reduce_g2: f("xyzz_reduce_g2")?,
+        batch_add_g2: f("batch_add_g2")?,
         srs_synthetic: f("srs_synthetic")?,
         test_fr_mul: f("test_fr_mul")?,
         test_fp_mul: f("test_fp_mul")?,
         test_g1_add: f("test_g1_add")?,
+        test_fp2_mul: f("test_fp2_mul")?,
+        test_g2_add: f("test_g2_add")?,
     };
     // SAFETY: the function handle is valid; the attribute only raises the shared-memory cap.
     unsafe {

@@ -1,7 +1,8 @@
 //! The CUDA backend: our own BLS12-381 kernels (`kernels/cuda/*.cu`, compiled at run time
 //! by NVRTC for sm_90) and the host code that drives them. See docs/gpu.md.
 //!
-//! Entry point: [`GpuProver`], one per device. Without a driver or NVRTC every constructor
+//! Entry point: [`GpuProver`], one per device. [`GpuG2Msm`] is the B_G2 MSM (not yet run on
+//! a device nor wired into the prover). Without a driver or NVRTC every constructor
 //! returns a [`GpuError`] (never panics), so callers can fall back to the CPU path.
 
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -10,12 +11,14 @@ mod device;
 mod error;
 pub mod layout;
 pub mod msm;
+pub mod msm_g2;
 mod ntt;
 mod prover;
 pub mod source;
 pub mod synthetic;
 
 pub use error::GpuError;
+pub use msm_g2::{G2Timings, GpuG2Msm};
 pub use prover::{plan_bytes, BaseSet, GpuPartition, GpuProver, GpuResults, GpuTimings};
 
 /// Whether a CUDA driver library can be loaded on this machine.

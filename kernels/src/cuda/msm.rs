@@ -1,14 +1,15 @@
 //! Host side of the MSM kernels (`kernels/cuda/msm.cu`): window choice, workspace, the
-//! launch sequence, and the Horner combination of window sums on the host.
+//! launch sequence, and the Horner combination of window sums on the host. One launch
+//! sequence for both groups: a workspace is carved for a [`Curve`], which picks the point
+//! kernels (G1 or their `_g2` instantiations) and the point sizes.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
-use blstrs::G1Projective;
 use cudarc::driver::sys::{CUdeviceptr, CUfunction};
 use group::Group;
 
 use super::device::{args, DevBuf, Device};
-use super::layout::{Xyzz, XYZZ_BYTES};
+use super::layout::{DeviceXyzz, XYZZ2_BYTES, XYZZ_BYTES};
 use super::GpuError;
 
 /// Widest window (2^19 buckets a window; 13 windows).
@@ -26,7 +27,72 @@ const FIXED_THREADS: usize = 1 << 17;
 const MAX_CHUNK_THREADS: usize = 1 << 18;
 /// Fewest entries a thread sums (below this, launch and fixup costs dominate).
 const MIN_CHUNK: usize = 16;
-const PARTIAL_BYTES: usize = 16 + XYZZ_BYTES;
+
+/// The group an MSM sums in. The scalar side (digits, sort) is the same for both; the point
+/// kernels and sizes differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Curve {
+    /// G1 over Fp: `xyzz_t`, 192 bytes.
+    G1,
+    /// G2 over Fp2: `g2_xyzz_t`, 384 bytes.
+    G2,
+}
+
+impl Curve {
+    /// Bytes of one XYZZ point.
+    pub const fn xyzz_bytes(self) -> usize {
+        match self {
+            Curve::G1 => XYZZ_BYTES,
+            Curve::G2 => XYZZ2_BYTES,
+        }
+    }
+
+    /// Bytes of one `partial_p` (bucket index, 12 bytes of padding, the point).
+    const fn partial_bytes(self) -> usize {
+        16 + self.xyzz_bytes()
+    }
+
+    /// Threads of a window-sum / batch-add reduction block (msm.cu `REDUCE_THREADS`,
+    /// `REDUCE_THREADS_G2`): the kernels' shared arrays are this long.
+    pub const fn reduce_threads(self) -> u32 {
+        match self {
+            Curve::G1 => 128,
+            Curve::G2 => 64,
+        }
+    }
+}
+
+/// The kernels that touch points, for one curve.
+struct PointKernels {
+    accumulate: CUfunction,
+    fixup: CUfunction,
+    bucket_reduce: CUfunction,
+    reduce: CUfunction,
+    batch_add: CUfunction,
+}
+
+fn point_kernels(dev: &Device, curve: Curve) -> PointKernels {
+    let k = &dev.k;
+    match curve {
+        Curve::G1 => PointKernels {
+            accumulate: match BUILD.load(Ordering::Relaxed) {
+                0 => k.msm_accumulate_wide,
+                _ => k.msm_accumulate,
+            },
+            fixup: k.msm_fixup,
+            bucket_reduce: k.msm_bucket_reduce,
+            reduce: k.xyzz_reduce,
+            batch_add: k.batch_add,
+        },
+        Curve::G2 => PointKernels {
+            accumulate: k.msm_accumulate_g2,
+            fixup: k.msm_fixup_g2,
+            bucket_reduce: k.msm_bucket_reduce_g2,
+            reduce: k.xyzz_reduce_g2,
+            batch_add: k.batch_add_g2,
+        },
+    }
+}
 
 /// r − 1 + K must fit the top window; r's limbs (little-endian u64).
 const R: [u64; 4] = [
@@ -125,8 +191,9 @@ impl Windows {
     }
 }
 
-/// Device workspace of the MSMs, sized for up to `max_terms` terms.
+/// Device workspace of the MSMs over one curve, sized for up to `max_terms` terms.
 pub(crate) struct MsmWork {
+    curve: Curve,
     digits: DevBuf,
     sorted: DevBuf,
     counts: DevBuf,
@@ -146,33 +213,48 @@ fn digit_capacity(max_terms: usize) -> usize {
 }
 
 impl MsmWork {
+    /// Bytes of a G1 workspace.
     pub fn bytes(max_terms: usize) -> usize {
+        Self::bytes_for(Curve::G1, max_terms)
+    }
+
+    /// A G1 workspace.
+    pub fn carve(dev: &mut Device, max_terms: usize) -> Self {
+        Self::carve_for(dev, Curve::G1, max_terms)
+    }
+
+    /// Bytes of a workspace for `curve`: everything [`Self::carve_for`] takes, with room to
+    /// align each buffer to 256 bytes.
+    pub fn bytes_for(curve: Curve, max_terms: usize) -> usize {
         let chunks = MAX_CHUNK_THREADS + 1024;
+        let (xb, pb) = (curve.xyzz_bytes(), curve.partial_bytes());
         digit_capacity(max_terms) * 4
             + max_terms * 4
             + MAX_WB * 4 * 3
             + MAX_WINDOWS * 4
-            + MAX_WB * XYZZ_BYTES
-            + 2 * chunks * PARTIAL_BYTES
-            + MAX_CHUNKS * XYZZ_BYTES
-            + (chunks + 1024) * XYZZ_BYTES
+            + MAX_WB * xb
+            + 2 * chunks * pb
+            + MAX_CHUNKS * xb
+            + (chunks + 1024) * xb
             + 16 * 256
     }
 
-    pub fn carve(dev: &mut Device, max_terms: usize) -> Self {
+    pub fn carve_for(dev: &mut Device, curve: Curve, max_terms: usize) -> Self {
         let chunks = MAX_CHUNK_THREADS + 1024;
+        let (xb, pb) = (curve.xyzz_bytes(), curve.partial_bytes());
         MsmWork {
+            curve,
             digits: dev.carve(digit_capacity(max_terms) * 4),
             sorted: dev.carve(max_terms * 4),
             counts: dev.carve(MAX_WB * 4),
             offsets: dev.carve(MAX_WB * 4 + MAX_WINDOWS * 4),
             cursor: dev.carve(MAX_WB * 4),
-            buckets: dev.carve(MAX_WB * XYZZ_BYTES),
-            head: dev.carve(chunks * PARTIAL_BYTES),
-            tail: dev.carve(chunks * PARTIAL_BYTES),
-            chunk_res: dev.carve(MAX_CHUNKS * XYZZ_BYTES),
-            partials: dev.carve(chunks * XYZZ_BYTES),
-            partials2: dev.carve(1024 * XYZZ_BYTES),
+            buckets: dev.carve(MAX_WB * xb),
+            head: dev.carve(chunks * pb),
+            tail: dev.carve(chunks * pb),
+            chunk_res: dev.carve(MAX_CHUNKS * xb),
+            partials: dev.carve(chunks * xb),
+            partials2: dev.carve(1024 * xb),
             max_terms,
         }
     }
@@ -286,7 +368,8 @@ fn grid(n: usize, block: u32) -> u32 {
 }
 
 /// Enqueues Σ_i scalars[s_i]·bases[b_i] over m terms (terms: [base, scalar] pairs, or 0
-/// for dense: term i = (i, i)) on the compute stream; the W window sums land in `out`.
+/// for dense: term i = (i, i)) on the compute stream; the W window sums (points of the
+/// workspace's curve, as are the bases) land in `out`.
 pub(crate) fn enqueue_msm(
     dev: &Device,
     w: &MsmWork,
@@ -308,12 +391,13 @@ pub(crate) fn enqueue_msm(
     };
     let nb = win.buckets();
     let nw = win.windows as usize;
+    let xb = w.curve.xyzz_bytes();
     if nw * m > digit_capacity(w.max_terms) {
         return Err(GpuError::TooLarge(format!("{nw} windows of {m} digits")));
     }
     let s = dev.compute;
     if m == 0 {
-        dev.memset(out, nw * XYZZ_BYTES, s)?;
+        dev.memset(out, nw * xb, s)?;
         return Ok(win);
     }
     dev.memset(w.counts.ptr, nw * nb * 4, s)?;
@@ -328,8 +412,11 @@ pub(crate) fn enqueue_msm(
         k: win.k,
     };
     let mut ph = Phase::start(dev)?;
-    // SAFETY (all launches below): arguments match the kernels' parameter lists in msm.cu;
-    // buffers are carved for max_terms (checked above) and MAX_WB buckets.
+    let pk = point_kernels(dev, w.curve);
+    // SAFETY (all launches below): arguments match the kernels' parameter lists in msm.cu
+    // (the G1 and G2 instantiations take the same arguments); buffers are carved for
+    // max_terms (checked above) and MAX_WB buckets of this workspace's curve, whose points
+    // the `bases` of the caller hold.
     unsafe {
         dev.launch(
             "msm digits",
@@ -351,10 +438,7 @@ pub(crate) fn enqueue_msm(
             &mut args![w.counts.ptr, w.offsets.ptr, w.cursor.ptr, b32],
         )?;
         ph.end(dev, 0)?;
-        let acc_kernel = match BUILD.load(Ordering::Relaxed) {
-            0 => dev.k.msm_accumulate_wide,
-            _ => dev.k.msm_accumulate,
-        };
+        let acc_kernel = pk.accumulate;
         let acc_s = chunk_len(dev, acc_kernel, 128, m)? as u32;
         let acc_threads = m.div_ceil(acc_s as usize);
         let (m32, c32) = (m as u32, win.c);
@@ -362,7 +446,7 @@ pub(crate) fn enqueue_msm(
             let digits = w.digits.at(i * m * 4);
             let cursor = w.cursor.at(i * nb * 4);
             let off = w.offsets.at(i * (nb + 1) * 4);
-            let buckets = w.buckets.at(i * nb * XYZZ_BYTES);
+            let buckets = w.buckets.at(i * nb * xb);
             dev.launch(
                 "msm scatter",
                 dev.k.msm_scatter,
@@ -394,7 +478,7 @@ pub(crate) fn enqueue_msm(
             ph.end(dev, 2)?;
             dev.launch(
                 "msm fixup",
-                dev.k.msm_fixup,
+                pk.fixup,
                 grid(nb, 128),
                 128,
                 0,
@@ -410,7 +494,7 @@ pub(crate) fn enqueue_msm(
         let (q32, w32) = (q as u32, win.windows);
         dev.launch(
             "msm bucket reduce",
-            dev.k.msm_bucket_reduce,
+            pk.bucket_reduce,
             grid(nw * chunks, 64),
             64,
             0,
@@ -420,9 +504,9 @@ pub(crate) fn enqueue_msm(
         let (n32, per) = ((nw * chunks) as u32, chunks as u32);
         dev.launch(
             "msm window sums",
-            dev.k.xyzz_reduce,
+            pk.reduce,
             win.windows,
-            128,
+            w.curve.reduce_threads(),
             0,
             s,
             &mut args![w.chunk_res.ptr, n32, per, out],
@@ -432,7 +516,8 @@ pub(crate) fn enqueue_msm(
     Ok(win)
 }
 
-/// Enqueues Σ_i bases[idx[i]] (idx = 0: Σ_{i<n} bases[i]) into one XYZZ at `out`.
+/// Enqueues Σ_i bases[idx[i]] (idx = 0: Σ_{i<n} bases[i]) into one XYZZ of the workspace's
+/// curve at `out`.
 pub(crate) fn enqueue_batch_add(
     dev: &Device,
     w: &MsmWork,
@@ -442,18 +527,21 @@ pub(crate) fn enqueue_batch_add(
     out: CUdeviceptr,
 ) -> Result<(), GpuError> {
     let s = dev.compute;
-    let per = chunk_len(dev, dev.k.batch_add, 128, n)?;
+    let pk = point_kernels(dev, w.curve);
+    let rt = w.curve.reduce_threads();
+    let per = chunk_len(dev, pk.batch_add, 128, n)?;
     let parts = n.div_ceil(per);
     let groups = parts.div_ceil(256);
     let (n32, per32, parts32, g256, groups32) =
         (n as u32, per as u32, parts as u32, 256u32, groups as u32);
-    // SAFETY: arguments match msm.cu's batch_add and xyzz_reduce; partials hold
-    // MAX_CHUNK_THREADS + 1024 points and partials2 1024 (parts ≤ MAX_CHUNK_THREADS,
-    // groups ≤ 1024).
+    // SAFETY: arguments match msm.cu's batch_add and xyzz_reduce (or their _g2
+    // instantiations, the workspace's curve); partials hold MAX_CHUNK_THREADS + 1024 points
+    // and partials2 1024 (parts ≤ MAX_CHUNK_THREADS, groups ≤ 1024); reduction blocks have
+    // the threads the kernel's shared array is sized for.
     unsafe {
         dev.launch(
             "batch add",
-            dev.k.batch_add,
+            pk.batch_add,
             grid(parts, 128),
             128,
             0,
@@ -462,32 +550,32 @@ pub(crate) fn enqueue_batch_add(
         )?;
         dev.launch(
             "batch add reduce",
-            dev.k.xyzz_reduce,
+            pk.reduce,
             groups as u32,
-            128,
+            rt,
             0,
             s,
             &mut args![w.partials.ptr, parts32, g256, w.partials2.ptr],
         )?;
         dev.launch(
             "batch add reduce",
-            dev.k.xyzz_reduce,
+            pk.reduce,
             1,
-            128,
+            rt,
             0,
             s,
             &mut args![w.partials2.ptr, groups32, groups32, out],
         )?;
     }
     if n == 0 {
-        dev.memset(out, XYZZ_BYTES, s)?;
+        dev.memset(out, w.curve.xyzz_bytes(), s)?;
     }
     Ok(())
 }
 
-/// Σ_w 2^{w·c}·T_w (Horner, on the host: W·c doublings).
-pub fn combine_windows(win: &Windows, sums: &[Xyzz]) -> G1Projective {
-    let mut acc = G1Projective::identity();
+/// Σ_w 2^{w·c}·T_w (Horner, on the host: W·c doublings), in either group.
+pub fn combine_windows<P: DeviceXyzz>(win: &Windows, sums: &[P]) -> P::Projective {
+    let mut acc = P::Projective::identity();
     for t in sums[..win.windows as usize].iter().rev() {
         for _ in 0..win.c {
             acc = acc.double();

@@ -282,3 +282,81 @@ impl GpuProver {
         Ok((p, start.elapsed()))
     }
 }
+
+/// Points per chunk of [`random_g2_bases`]: one scalar multiplication and one batch
+/// normalization (one inversion) each.
+const G2_CHUNK: usize = 1 << 12;
+
+/// `n` valid G2 points (in the prime-order subgroup) for checks and speed runs, made on the
+/// host: chunk c holds R_c + k·Q for k = 0, 1, …, with R_c and Q random multiples of the
+/// generator, so each point costs one mixed addition and its share of one inversion.
+/// Distinct with overwhelming probability (a repeat needs R_c − R_c' ∈ {small multiples of Q}).
+pub fn random_g2_bases(n: usize, seed: u64) -> Vec<blstrs::G2Affine> {
+    use blstrs::{G2Affine, G2Projective};
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x6232);
+    let q = (G2Projective::generator() * Fr::random(&mut rng)).to_affine();
+    let mut out = vec![G2Affine::identity(); n];
+    out.par_chunks_mut(G2_CHUNK)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            let mut rng = ChaCha8Rng::seed_from_u64(
+                seed ^ (c as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            );
+            let mut acc = G2Projective::generator() * Fr::random(&mut rng);
+            let proj: Vec<G2Projective> = (0..chunk.len())
+                .map(|_| {
+                    let p = acc;
+                    acc += q;
+                    p
+                })
+                .collect();
+            G2Projective::batch_normalize(&proj, chunk);
+        });
+    out
+}
+
+/// B_G2 bases of a 32 GiB-shaped partition times `scale`: all inputs and the B-dense aux.
+pub fn b_g2_count(scale: f64) -> usize {
+    ((PORE_32G_INPUTS as f64 + PORE_32G_AUX as f64 * PORE_32G_B_DENSITY) * scale).round() as usize
+}
+
+/// The B_G2 MSM of a 32 GiB-shaped partition: one base per B-variable (all 328 inputs and
+/// 25.4 % of the aux), scalars drawn with `mix` (by default 45 % zero, 45 % one, 10 % full
+/// width: ~33.06 M bases, ~14.9 M ones, ~3.3 M terms), the scalars indexed by base (a dense
+/// query: term (b, s) has s = b). Returns (base count, scalars, plan).
+pub fn b_g2_shape(scale: f64, mix: ScalarMix, seed: u64) -> (usize, Vec<Limbs>, MsmPlan) {
+    let count = b_g2_count(scale);
+    let (z, o) = (
+        (mix.zero * u32::MAX as f64) as u64,
+        ((mix.zero + mix.one) * u32::MAX as f64) as u64,
+    );
+    let mut scalars = vec![[0u64; 4]; count];
+    scalars
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each(|(i, ch)| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x62_6732 ^ (i as u64) << 20);
+            for s in ch {
+                let u = rng.next_u32() as u64;
+                *s = if u < z {
+                    [0; 4]
+                } else if u < o {
+                    [1, 0, 0, 0]
+                } else {
+                    let mut l = [0u64; 4];
+                    for x in &mut l {
+                        *x = rng.next_u64();
+                    }
+                    l[3] &= u64::MAX >> 2;
+                    l
+                };
+            }
+        });
+    let plan = MsmPlan::build(&[Query {
+        scalars: &scalars,
+        scalar_start: 0,
+        base_start: 0,
+        density: None,
+    }]);
+    (count, scalars, plan)
+}
