@@ -1,36 +1,57 @@
-//! The device's own field and curve code, run on the CPU: the layers of `kernels/cuda/`
-//! below the algorithms (field.cuh, bls12_381.cuh, fp2.cuh, ec.cuh) are plain C++ apart from
-//! their CUDA qualifiers, so with those defined away a host C++ compiler builds them as they
-//! are. A small driver runs what the G2 kernels run (fp2_mul, fp2_sqr, the test_g2_add
-//! sequence, the signed madd chain of msm_accumulate, xyzz_mul_small of the bucket
-//! reduction) on inputs from blstrs, and the results are compared with blstrs.
+//! The device's own code, run on the CPU: field.cuh, bls12_381.cuh, fp2.cuh, ec.cuh and
+//! msm.cu are plain C++ apart from their CUDA qualifiers and a few intrinsics, so with those
+//! defined for the host (a grid is a loop over blocks and threads, `atomicAdd` a plain add)
+//! a host C++ compiler builds them as they are. A small driver runs
+//! - what the G2 layer tests run: fp2_mul, fp2_sqr, the test_g2_add sequence, the signed
+//!   madd chain of msm_accumulate, xyzz_mul_small of the bucket reduction;
+//! - the MSM kernels one after the other as `msm::enqueue_msm` / `enqueue_batch_add` launch
+//!   them (digits, scatter, accumulate, fixup, bucket reduction; batch addition), for G2 and
+//!   G1, with small windows and chunks so buckets are cut across chunks; the scan and the
+//!   final sums (kernels that synchronize a block) are done by the driver;
+//! and the results are compared with blstrs.
 //!
-//! This checks the CUDA source text of the G2 formulas without a GPU; it does not check
-//! what nvcc/ptxas make of it (the device check `cuzk-gpu-check msm-g2` does). Needs a C++
-//! compiler (`$CXX`, else `c++`); skipped with a message when there is none.
+//! This checks the CUDA source text without a GPU; it does not check what NVRTC/ptxas make
+//! of it, nor the host launch code (the device check `cuzk-gpu-check msm-g2` does). Needs a
+//! C++ compiler (`$CXX`, else `c++`); skipped with a message when there is none.
 
 use std::io::Write as _;
 use std::path::Path;
 use std::process::Command;
 
-use blstrs::{Fp, Fp2, G2Affine, G2Projective, Scalar as Fr};
-use cuzk_kernels::cuda::layout::{bytes_of, Xyzz2};
+use blstrs::{Fp, Fp2, G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
+use cuzk_kernels::cuda::layout::{bytes_of, Xyzz, Xyzz2};
+use cuzk_kernels::cuda::msm::{combine_windows, Windows};
 use cuzk_kernels::cuda::source::SOURCES;
 use cuzk_kernels::cuda::synthetic::random_g2_bases;
+use cuzk_kernels::msm::scalars::{max_scalar, to_limbs, Limbs};
 use ff::Field;
 use group::prime::PrimeCurveAffine;
-use group::Group;
+use group::{Curve, Group};
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// CUDA qualifiers and intrinsics the layers use, for a host compiler.
+/// CUDA qualifiers and intrinsics the sources use, for a host compiler. One thread at a
+/// time: `__syncthreads` cannot be honoured, so kernels that need it are not run.
 const PRELUDE: &str = r#"
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <vector>
 #define __device__
 #define __host__
 #define __global__
 #define __forceinline__ inline
 #define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(...)
+#define __shared__ static
 static inline int __clz(unsigned x) { return x ? __builtin_clz(x) : 32; }
+struct dim3_ { unsigned x; };
+static dim3_ blockIdx, blockDim, threadIdx;
+struct uint4 { unsigned x, y, z, w; };
+static inline uint4 __ldg(const uint4* p) { return *p; }
+static inline unsigned atomicAdd(unsigned* p, unsigned v) { unsigned o = *p; *p += v; return o; }
+static inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
+static inline void __syncthreads() {}
 "#;
 
 /// Reads (u32 op, u32 n, data) records from stdin, writes results to stdout, in the
@@ -40,6 +61,72 @@ const DRIVER: &str = r#"
 #include <cstdlib>
 static void rd(void* p, size_t n) { if (fread(p, 1, n, stdin) != n) { fprintf(stderr, "short read\n"); exit(2); } }
 static void wr(const void* p, size_t n) { fwrite(p, 1, n, stdout); }
+
+// A launch: every thread of the grid in turn (blocks of 128, as the host launches them).
+template <class Fn> static void grid(unsigned threads, Fn f) {
+  blockDim.x = 128;
+  for (unsigned b = 0; b * 128 < threads; b++)
+    for (unsigned t = 0; t < 128; t++) { blockIdx.x = b; threadIdx.x = t; f(); }
+}
+
+// The point kernels of one curve (the G1 accumulation: the uncapped build, the default).
+template <class F> struct Kern;
+template <> struct Kern<fp2_t> {
+  static constexpr auto accumulate = &msm_accumulate_g2;
+  static constexpr auto fixup = &msm_fixup_g2;
+  static constexpr auto bucket_reduce = &msm_bucket_reduce_g2;
+  static constexpr auto batch = &batch_add_g2;
+};
+template <> struct Kern<fp_t> {
+  static constexpr auto accumulate = &msm_accumulate_wide;
+  static constexpr auto fixup = &msm_fixup;
+  static constexpr auto bucket_reduce = &msm_bucket_reduce;
+  static constexpr auto batch = &batch_add;
+};
+
+// Reads c, W, K[9], S, Q, counts, bases, scalars, terms, ones; runs the launch sequence of
+// msm::enqueue_msm and enqueue_batch_add; writes the W window sums and the ones' sum.
+template <class F> static void plan_msm() {
+  unsigned c, W, k[9], S, Q, nb, ns, m, no;
+  rd(&c, 4); rd(&W, 4); rd(k, 36); rd(&S, 4); rd(&Q, 4);
+  rd(&nb, 4); rd(&ns, 4); rd(&m, 4); rd(&no, 4);
+  std::vector<affine_p<F>> bases(nb);
+  std::vector<u32> scalars(8 * ns), terms(2 * m + 2), ones(no + 1);
+  rd(bases.data(), nb * sizeof(affine_p<F>));
+  rd(scalars.data(), 32 * ns); rd(terms.data(), 8 * m); rd(ones.data(), 4 * no);
+  const u32 B = 1u << (c - 1), chunks = B / Q;
+  std::vector<u32> digits((size_t)W * m), counts((size_t)W * B, 0), off(B + 1), cursor(B), sorted(m + 1);
+  std::vector<xyzz_p<F>> buckets((size_t)W * B), reduced((size_t)W * chunks);
+  DigitParams p;
+  p.scalars = scalars.data(); p.terms = terms.data(); p.digits = digits.data(); p.counts = counts.data();
+  p.m = m; p.c = c; p.windows = W; memcpy(p.k, k, 36);
+  grid(m, [&] { msm_digits(p); });
+  for (u32 w = 0; w < W; w++) {
+    // msm_scan's result: exclusive prefix sums of the window's histogram.
+    u32 run = 0;
+    for (u32 b = 0; b < B; b++) { off[b] = cursor[b] = run; run += counts[(size_t)w * B + b]; }
+    off[B] = run;
+    grid(m, [&] { msm_scatter(digits.data() + (size_t)w * m, terms.data(), cursor.data(), sorted.data(), m, c); });
+    const u32 threads = (m + S - 1) / S;
+    std::vector<partial_p<F>> head(threads + 1), tail(threads + 1);
+    xyzz_p<F>* bk = buckets.data() + (size_t)w * B;
+    grid(threads, [&] { Kern<F>::accumulate(sorted.data(), off.data(), B, S, bases.data(), bk, head.data(), tail.data()); });
+    grid(B, [&] { Kern<F>::fixup(off.data(), B, S, bk, head.data(), tail.data()); });
+  }
+  grid(W * chunks, [&] { Kern<F>::bucket_reduce(buckets.data(), B, Q, W, reduced.data()); });
+  for (u32 w = 0; w < W; w++) {  // xyzz_reduce's result
+    xyzz_p<F> acc; xyzz_set_inf(acc);
+    for (u32 q = 0; q < chunks; q++) xyzz_add(acc, reduced[(size_t)w * chunks + q]);
+    wr(&acc, sizeof acc);
+  }
+  const u32 parts = (no + S - 1) / S;
+  std::vector<xyzz_p<F>> part(parts + 1);
+  grid(parts, [&] { Kern<F>::batch(bases.data(), ones.data(), no, S, part.data()); });
+  xyzz_p<F> acc; xyzz_set_inf(acc);
+  for (u32 i = 0; i < parts; i++) xyzz_add(acc, part[i]);
+  wr(&acc, sizeof acc);
+}
+
 int main() {
   unsigned op, n;
   while (fread(&op, 4, 1, stdin) == 1) {
@@ -74,14 +161,19 @@ int main() {
         xyzz_mul_small(acc, k);
         wr(&acc, sizeof acc);
       }
+    } else if (op == 5) {  // a plan MSM over G2 through the MSM kernels
+      plan_msm<fp2_t>();
+    } else if (op == 6) {  // the same over G1
+      plan_msm<fp_t>();
     } else { fprintf(stderr, "bad op %u\n", op); return 2; }
   }
   return 0;
 }
 "#;
 
-/// The layers below the algorithms, in the order NVRTC sees them.
-const LAYERS: [&str; 4] = ["field.cuh", "bls12_381.cuh", "fp2.cuh", "ec.cuh"];
+/// The sources the driver uses, in the order NVRTC sees them (ntt.cu, srs.cu, selftest.cu
+/// are not needed).
+const LAYERS: [&str; 5] = ["field.cuh", "bls12_381.cuh", "fp2.cuh", "ec.cuh", "msm.cu"];
 
 /// Builds the driver in `dir`; None when no C++ compiler runs.
 fn build(dir: &Path) -> Option<std::path::PathBuf> {
@@ -267,5 +359,145 @@ fn g2_layers_built_for_the_host_match_blstrs() {
             G2Projective::from(pts[i]) * Fr::from(k as u64),
             "{k}·p"
         );
+    }
+}
+
+/// The Fr of canonical limbs (l < r).
+fn fr_of(l: &Limbs) -> Fr {
+    let mut r = <Fr as ff::PrimeField>::Repr::default();
+    for (i, x) in l.iter().enumerate() {
+        r.as_mut()[8 * i..8 * i + 8].copy_from_slice(&x.to_le_bytes());
+    }
+    <Fr as ff::PrimeField>::from_repr_vartime(r).unwrap()
+}
+
+/// One plan MSM record for the driver (op 5: G2, op 6: G1).
+#[allow(clippy::too_many_arguments)]
+fn plan_record<T: Copy>(
+    op: u32,
+    win: &Windows,
+    chunk: u32,
+    q: u32,
+    bases: &[T],
+    scalars: &[Limbs],
+    terms: &[[u32; 2]],
+    ones: &[u32],
+) -> Vec<u8> {
+    let mut v = record(op, 0);
+    let head = [win.c, win.windows];
+    v.extend(bytes_of(&head));
+    v.extend(bytes_of(&win.k));
+    let sizes = [
+        chunk,
+        q,
+        bases.len() as u32,
+        scalars.len() as u32,
+        terms.len() as u32,
+        ones.len() as u32,
+    ];
+    v.extend(bytes_of(&sizes));
+    v.extend(bytes_of(bases));
+    v.extend(bytes_of(scalars));
+    v.extend(bytes_of(terms));
+    v.extend(bytes_of(ones));
+    v
+}
+
+fn xyzz1_at(b: &[u8]) -> G1Projective {
+    let mut x = Xyzz::default();
+    for (i, c) in x.0.iter_mut().flatten().enumerate() {
+        *c = u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().unwrap());
+    }
+    x.to_projective()
+}
+
+/// msm.cu's kernels in their launch order, for G2 and G1, against Σ s·P by blst: scalars 0,
+/// 1, 2, r − 1 and random; infinity, repeated and negated bases; ones batch-added; windows
+/// c = 4, 5, 9, 13 and chunks of 1, 3, 17, 64 entries (buckets cut across chunks, fixup).
+#[test]
+fn msm_kernels_built_for_the_host_match_blstrs() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = build(dir.path()) else {
+        return;
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(0x6d736d);
+    let (nb, ns, m, no) = (500usize, 400usize, 900usize, 150usize);
+    let mut scalars: Vec<Limbs> = (0..ns).map(|_| to_limbs(&Fr::random(&mut rng))).collect();
+    scalars[0] = [0; 4];
+    scalars[1] = [1, 0, 0, 0];
+    scalars[2] = [2, 0, 0, 0];
+    scalars[3] = max_scalar();
+    let mut terms: Vec<[u32; 2]> = (0..m - 5)
+        .map(|_| {
+            let r = rng.next_u64();
+            [(r % nb as u64) as u32, ((r >> 32) % ns as u64) as u32]
+        })
+        .collect();
+    terms.extend([[7, 2], [9, 2], [5, 3], [3, 3], [3, 0]]);
+    let mut ones: Vec<u32> = (0..no - 3)
+        .map(|_| (rng.next_u32() as usize % nb) as u32)
+        .collect();
+    ones.extend([5, 7, 9]);
+
+    let mut g2 = random_g2_bases(nb, 13);
+    g2[5] = G2Affine::identity();
+    g2[7] = g2[3];
+    g2[9] = -g2[3];
+    let mut g1: Vec<G1Affine> = vec![G1Affine::identity(); nb];
+    let p1: Vec<G1Projective> = (0..nb).map(|_| G1Projective::random(&mut rng)).collect();
+    G1Projective::batch_normalize(&p1, &mut g1);
+    g1[5] = G1Affine::identity();
+    g1[7] = g1[3];
+    g1[9] = -g1[3];
+    let want2 = terms
+        .iter()
+        .map(|&[b, s]| G2Projective::from(g2[b as usize]) * fr_of(&scalars[s as usize]))
+        .chain(ones.iter().map(|&b| G2Projective::from(g2[b as usize])))
+        .fold(G2Projective::identity(), |a, b| a + b);
+    let want1 = terms
+        .iter()
+        .map(|&[b, s]| G1Projective::from(g1[b as usize]) * fr_of(&scalars[s as usize]))
+        .chain(ones.iter().map(|&b| G1Projective::from(g1[b as usize])))
+        .fold(G1Projective::identity(), |a, b| a + b);
+
+    for (c, chunk) in [(4u32, 3u32), (5, 1), (9, 17), (13, 64)] {
+        let win = Windows::for_width(c);
+        let q = (win.buckets() as u32).min(4);
+        let w = win.windows as usize;
+        let out = run(
+            &exe,
+            dir.path(),
+            &plan_record(5, &win, chunk, q, &g2, &scalars, &terms, &ones),
+        );
+        assert_eq!(out.len(), (w + 1) * 384);
+        let sums: Vec<Xyzz2> = (0..w)
+            .map(|i| {
+                let mut x = Xyzz2::default();
+                for (j, l) in x.0.iter_mut().flatten().flatten().enumerate() {
+                    let o = 384 * i + 8 * j;
+                    *l = u64::from_le_bytes(out[o..o + 8].try_into().unwrap());
+                }
+                x
+            })
+            .collect();
+        let got = combine_windows(&win, &sums) + xyzz2_at(&out[384 * w..]);
+        assert_eq!(got, want2, "G2, c = {c}, chunks of {chunk}");
+
+        let out = run(
+            &exe,
+            dir.path(),
+            &plan_record(6, &win, chunk, q, &g1, &scalars, &terms, &ones),
+        );
+        assert_eq!(out.len(), (w + 1) * 192);
+        let mut got = xyzz1_at(&out[192 * w..]);
+        let mut acc = G1Projective::identity();
+        for i in (0..w).rev() {
+            for _ in 0..c {
+                acc = acc.double();
+            }
+            acc += xyzz1_at(&out[192 * i..]);
+        }
+        got += acc;
+        assert_eq!(got, want1, "G1, c = {c}, chunks of {chunk}");
     }
 }
