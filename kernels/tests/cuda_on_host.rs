@@ -1,14 +1,15 @@
 //! The device's own code, run on the CPU: field.cuh, bls12_381.cuh, fp2.cuh, ec.cuh and
 //! msm.cu are plain C++ apart from their CUDA qualifiers and a few intrinsics, so with those
 //! defined for the host (a grid is a loop over blocks and threads, `atomicAdd` a plain add)
-//! a host C++ compiler builds them as they are. A small driver runs
+//! a host C++ compiler builds them as they are. A small driver runs, and the results are
+//! compared with blstrs:
+//!
 //! - what the G2 layer tests run: fp2_mul, fp2_sqr, the test_g2_add sequence, the signed
 //!   madd chain of msm_accumulate, xyzz_mul_small of the bucket reduction;
 //! - the MSM kernels one after the other as `msm::enqueue_msm` / `enqueue_batch_add` launch
 //!   them (digits, scatter, accumulate, fixup, bucket reduction; batch addition), for G2 and
 //!   G1, with small windows and chunks so buckets are cut across chunks; the scan and the
-//!   final sums (kernels that synchronize a block) are done by the driver;
-//! and the results are compared with blstrs.
+//!   final sums (kernels that synchronize a block) are done by the driver.
 //!
 //! This checks the CUDA source text without a GPU; it does not check what NVRTC/ptxas make
 //! of it, nor the host launch code (the device check `cuzk-gpu-check msm-g2` does). Needs a
