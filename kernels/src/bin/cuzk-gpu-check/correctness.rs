@@ -1,0 +1,347 @@
+//! `cuzk-gpu-check correctness`: every kernel against the CPU on fresh random inputs.
+
+use super::*;
+
+pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Result<(), GpuError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    // Bases: synthetic on the device, copied back for the CPU references.
+    let n_bases = 1usize << max_msm_log;
+    let t = Instant::now();
+    let (mut gen, _) = GpuProver::new_synthetic(0, 20, 1 << 16, [n_bases, 0, 0, 0], seed)?;
+    let mut bases = gen.download_bases(BaseSet::H, n_bases)?;
+    drop(gen);
+    let t_bases = ms(t.elapsed());
+    // Edge cases in the L vector: infinity, a repeated point, a negated one.
+    let mut lb = bases[..1 << 16].to_vec();
+    lb[5] = G1Affine::identity();
+    lb[7] = lb[3];
+    lb[9] = -lb[3];
+    let max_log = 22u32.max(max_msm_log);
+    let mut gpu = GpuProver::new(
+        0,
+        max_log,
+        n_bases.max(1 << 16),
+        &bases,
+        &lb,
+        &bases[..1 << 16],
+        &bases[..1 << 12],
+    )?;
+    println!("device: {}", gpu.describe());
+    rep.row(
+        "synthetic bases + upload",
+        None,
+        t_bases,
+        0.0,
+        &format!("2^{max_msm_log} points"),
+    );
+
+    // Layer checks.
+    {
+        let n = 1 << 14;
+        let fa = rand_frs(n, seed ^ 11);
+        let fb = rand_frs(n, seed ^ 12);
+        let mut pa: Vec<Fp> = (0..n).map(|_| Fp::random(&mut rng)).collect();
+        let mut pb: Vec<Fp> = (0..n).map(|_| Fp::random(&mut rng)).collect();
+        // Squares (a quarter of the pairs: fp_sqr is fp_mul(a, a)) and the edges 0, 1, −1.
+        for i in (0..n).step_by(4) {
+            pb[i] = pa[i];
+        }
+        for (i, v) in [Fp::ZERO, Fp::ONE, -Fp::ONE].into_iter().enumerate() {
+            pa[4 * i] = v;
+            pb[4 * i] = v;
+        }
+        let m = 1024;
+        let mut ga: Vec<G1Affine> = bases[..m].to_vec();
+        let mut gb: Vec<G1Affine> = bases[m..2 * m].to_vec();
+        ga[0] = G1Affine::identity(); // inf + q
+        gb[1] = G1Affine::identity(); // p + inf
+        gb[2] = ga[2]; // p + p (doubling in madd)
+        gb[3] = -ga[3]; // p − p = inf
+        ga[4] = G1Affine::identity();
+        gb[4] = G1Affine::identity();
+        let (fr, fp, g) = gpu.layer_check((&fa, &fb), (&pa, &pb), (&ga, &gb))?;
+        let fr_ok = fr
+            .iter()
+            .zip(fa.iter().zip(&fb))
+            .all(|(r, (a, b))| *r == *a * b);
+        let fp_ok = fp
+            .iter()
+            .zip(pa.iter().zip(&pb))
+            .all(|(r, (a, b))| *r == *a * b);
+        let g_ok = (0..m).all(|i| {
+            let s = G1Projective::from(ga[i]) + gb[i];
+            g[2 * i] == s && g[2 * i + 1] == s.double() + gb[i]
+        });
+        rep.row("Fr mul 2^14 random", Some(fr_ok), 0.0, 0.0, "");
+        rep.row(
+            "Fp mul 2^14 random (1/4 squares; 0, 1, -1)",
+            Some(fp_ok),
+            0.0,
+            0.0,
+            "",
+        );
+        rep.row(
+            "G1 xyzz add/dbl 1024 (+inf, p+p, p-p)",
+            Some(g_ok),
+            0.0,
+            0.0,
+            "",
+        );
+    }
+
+    // NTT against the CPU.
+    for log in (10..=22).step_by(2).chain([21]) {
+        let n = 1usize << log;
+        let x = rand_frs(n, seed ^ (100 + log as u64));
+        let d = Domain::new(log);
+        let mut g = x.clone();
+        let tg = gpu.ntt(&mut g, false)?;
+        let mut c = x.clone();
+        let t = Instant::now();
+        ntt::ntt(&mut c, &d);
+        let tc = ms(t.elapsed());
+        rep.row(
+            &format!("NTT 2^{log} forward vs CPU"),
+            Some(g == c),
+            ms(tg),
+            tc,
+            "",
+        );
+        let mut gi = x.clone();
+        gpu.ntt(&mut gi, true)?;
+        let mut ci = x.clone();
+        ntt::intt(&mut ci, &d);
+        rep.row(
+            &format!("NTT 2^{log} inverse vs CPU"),
+            Some(gi == ci),
+            0.0,
+            0.0,
+            "",
+        );
+    }
+
+    // H = (A·B − C)/Z against the CPU.
+    for log in [12u32, 16, 20] {
+        let n = 1usize << log;
+        let (a, b, c) = (
+            rand_frs(n, seed ^ 201),
+            rand_frs(n, seed ^ 202),
+            rand_frs(n, seed ^ 203),
+        );
+        let (h, tg) = gpu.quotient(&a, &b, &c)?;
+        let (mut ca, mut cb, mut cc) = (a.clone(), b.clone(), c.clone());
+        let t = Instant::now();
+        quotient_in_place(&mut ca, &mut cb, &mut cc, &Domain::new(log));
+        let tc = ms(t.elapsed());
+        let want: Vec<Limbs> = ca.iter().map(scalars::to_limbs).collect();
+        rep.row(
+            &format!("quotient H 2^{log} vs CPU"),
+            Some(h == want),
+            ms(tg),
+            tc,
+            "7 NTTs",
+        );
+    }
+
+    // Dense MSMs, full-width random scalars, against the CPU.
+    let mut log = 10;
+    while log <= max_msm_log {
+        let n = 1usize << log;
+        let s = rand_scalars(n, seed ^ (300 + log as u64));
+        let (g, tg) = gpu.msm_dense(BaseSet::H, &s)?;
+        let terms: Vec<[u32; 2]> = (0..n as u32).map(|i| [i, i]).collect();
+        let t = Instant::now();
+        let c = PlanRef {
+            ones: &[],
+            terms: &terms,
+        }
+        .execute(&bases[..n], &s);
+        let tc = ms(t.elapsed());
+        rep.row(
+            &format!("MSM 2^{log} dense random vs CPU"),
+            Some(g == c),
+            ms(tg),
+            tc,
+            "",
+        );
+        log += 2;
+    }
+
+    // Every window width on one size (the size-based choice uses only some of them).
+    {
+        let n = 1usize << 18.min(max_msm_log);
+        let sc = rand_scalars(n, seed ^ 350);
+        let terms: Vec<[u32; 2]> = (0..n as u32).map(|i| [i, i]).collect();
+        let want = PlanRef {
+            ones: &[],
+            terms: &terms,
+        }
+        .execute(&bases[..n], &sc);
+        let mut bad = Vec::new();
+        for c in 4..=msm::MAX_C {
+            msm::force_window_width(c);
+            let (g, _) = gpu.msm_dense(BaseSet::H, &sc)?;
+            if g != want {
+                bad.push(c);
+            }
+        }
+        msm::force_window_width(0);
+        let what = format!(
+            "MSM 2^{} every width c=4..{} vs CPU",
+            n.trailing_zeros(),
+            msm::MAX_C
+        );
+        rep.row(
+            &what,
+            Some(bad.is_empty()),
+            0.0,
+            0.0,
+            &format!("failing c: {bad:?}"),
+        );
+    }
+
+    // Plan MSM with edge cases: scalars 0, 1, 2, r − 1 and random; repeated, negated and
+    // infinity bases; batch-added ones.
+    {
+        let n = 1usize << 16;
+        let mut s = rand_scalars(n, seed ^ 400);
+        let rm1 = scalars::max_scalar();
+        for (i, x) in s.iter_mut().enumerate() {
+            match i % 7 {
+                0 => *x = [0; 4],
+                1 => *x = [1, 0, 0, 0],
+                2 => *x = rm1,
+                3 => *x = [2, 0, 0, 0],
+                _ => {}
+            }
+        }
+        let mut terms: Vec<[u32; 2]> = Vec::new();
+        let mut ones: Vec<u32> = Vec::new();
+        for b in 0..n as u32 {
+            let si = (rng.next_u32() as usize) % n;
+            if s[si] == [1, 0, 0, 0] && b % 2 == 0 {
+                ones.push(b);
+            } else {
+                terms.push([b, si as u32]);
+            }
+        }
+        // The same base under many scalars, and bases 3, 7 (= 3), 9 (= −3), 5 (infinity).
+        for k in 0..64u32 {
+            terms.push([3, (k * 977) % n as u32]);
+        }
+        terms.truncate(n - ones.len());
+        terms.extend([[7, 2], [9, 2], [5, 10], [3, 3]]);
+        ones.extend([5, 7, 9]);
+        let total = terms.len() + ones.len();
+        let cut = total - n.min(total);
+        terms.drain(..cut);
+        let plan = PlanRef {
+            ones: &ones,
+            terms: &terms,
+        };
+        let (g, tg) = gpu.msm(BaseSet::L, plan, &s)?;
+        // Reference term by term with blst (independent of our CPU Pippenger).
+        let fr_of = |l: &Limbs| {
+            let mut r = <Fr as ff::PrimeField>::Repr::default();
+            for (i, x) in l.iter().enumerate() {
+                r.as_mut()[8 * i..8 * i + 8].copy_from_slice(&x.to_le_bytes());
+            }
+            <Fr as ff::PrimeField>::from_repr_vartime(r).unwrap()
+        };
+        let c = terms
+            .par_iter()
+            .map(|&[b, si]| G1Projective::from(lb[b as usize]) * fr_of(&s[si as usize]))
+            .chain(ones.par_iter().map(|&b| G1Projective::from(lb[b as usize])))
+            .reduce(G1Projective::identity, |a, b| a + b);
+        rep.row(
+            "MSM plan 2^16 edge cases vs blst",
+            Some(g == c),
+            0.0,
+            0.0,
+            "",
+        );
+        let c2 = plan.execute(&lb, &s);
+        rep.row(
+            "MSM plan 2^16 edge cases vs CPU",
+            Some(g == c2),
+            ms(tg),
+            0.0,
+            "0,1,2,r-1, inf/rep/neg bases",
+        );
+        // All-zero and all-ones scalars.
+        let zeros = vec![[0u64; 4]; 4096];
+        let (g, _) = gpu.msm_dense(BaseSet::H, &zeros)?;
+        rep.row(
+            "MSM 4096 zero scalars = infinity",
+            Some(g == G1Projective::identity()),
+            0.0,
+            0.0,
+            "",
+        );
+        let onesv = vec![[1u64, 0, 0, 0]; 4096];
+        let (g, _) = gpu.msm_dense(BaseSet::H, &onesv)?;
+        let c = bases[..4096]
+            .iter()
+            .fold(G1Projective::identity(), |a, b| a + b);
+        rep.row("MSM 4096 unit scalars = sum", Some(g == c), 0.0, 0.0, "");
+        let rm = vec![rm1; 4096];
+        let (g, _) = gpu.msm_dense(BaseSet::H, &rm)?;
+        rep.row("MSM 4096 scalars r-1 = -sum", Some(g == -c), 0.0, 0.0, "");
+    }
+    bases.truncate(1 << 17);
+    drop(gpu);
+
+    // A whole partition through prove() against the CPU path.
+    for log in [14u32, 17] {
+        let n = 1usize << log;
+        let part = SyntheticPartition::new(
+            log,
+            12,
+            n - 40,
+            (0.997, 0.254),
+            ScalarMix::default(),
+            seed ^ 500 ^ log as u64,
+        );
+        let [ch, cl, ca, cb] = part.base_counts;
+        let mut p = GpuProver::new(
+            0,
+            log,
+            part.scalars.len(),
+            &bases[..ch],
+            &bases[1..cl + 1],
+            &bases[2..ca + 2],
+            &bases[3..cb + 3],
+        )?;
+        let (r, t) = p.prove(&part.as_gpu())?;
+        let tc = Instant::now();
+        let (mut a, mut b, mut c) = (part.a.clone(), part.b.clone(), part.c.clone());
+        quotient_in_place(&mut a, &mut b, &mut c, &Domain::new(log));
+        let h: Vec<Limbs> = a[..n - 1].iter().map(scalars::to_limbs).collect();
+        let hd: Vec<[u32; 2]> = (0..(n - 1) as u32).map(|i| [i, i]).collect();
+        let want_h = PlanRef {
+            ones: &[],
+            terms: &hd,
+        }
+        .execute(&bases[..ch], &h);
+        let want_l = part.l.execute(&bases[1..cl + 1], &part.scalars);
+        let want_a = part.a_plan.execute(&bases[2..ca + 2], &part.scalars);
+        let want_b = part.b_plan.execute(&bases[3..cb + 3], &part.scalars);
+        let tcpu = ms(tc.elapsed());
+        let ok = r.h == want_h && r.l == want_l && r.a == want_a && r.b_g1 == want_b;
+        let detail = format!(
+            "h {} l {} a {} b {}",
+            r.h == want_h,
+            r.l == want_l,
+            r.a == want_a,
+            r.b_g1 == want_b
+        );
+        rep.row(
+            &format!("prove() partition 2^{log} vs CPU"),
+            Some(ok),
+            ms(t.total),
+            tcpu,
+            &detail,
+        );
+    }
+    Ok(())
+}

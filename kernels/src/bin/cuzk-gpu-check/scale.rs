@@ -1,0 +1,290 @@
+//! `cuzk-gpu-check scale`, `msm`, `sweep`: timings at real sizes, the MSM variants side by
+//! side, the window sweep.
+
+use super::*;
+
+pub(crate) fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
+    let t = Instant::now();
+    let part = SyntheticPartition::new(
+        synthetic::PORE_32G_LOG2,
+        synthetic::PORE_32G_INPUTS,
+        synthetic::PORE_32G_AUX,
+        (synthetic::PORE_32G_A_DENSITY, synthetic::PORE_32G_B_DENSITY),
+        ScalarMix::default(),
+        seed,
+    );
+    let t_part = ms(t.elapsed());
+    let counts = part.base_counts;
+    let (mut gpu, t_srs) =
+        GpuProver::new_synthetic(0, 27, part.scalars.len().max(1 << 27), counts, seed)?;
+    println!("device: {}", gpu.describe());
+    rep.row(
+        "synthetic 32GiB partition (host)",
+        None,
+        0.0,
+        t_part,
+        &format!(
+            "terms L {} A {} B {}, ones L {} A {} B {}",
+            part.l.terms.len(),
+            part.a_plan.terms.len(),
+            part.b_plan.terms.len(),
+            part.l.ones.len(),
+            part.a_plan.ones.len(),
+            part.b_plan.ones.len()
+        ),
+    );
+    rep.row(
+        "synthetic SRS on GPU (h,l,a,b_g1)",
+        None,
+        ms(t_srs),
+        0.0,
+        &format!("{counts:?}"),
+    );
+    // Page-lock what prove() uploads, as the gpu stage does with the slot arena.
+    let t = Instant::now();
+    let mut pinned = 0usize;
+    {
+        let mut reg = |ptr: *const u8, len: usize| {
+            // SAFETY: the buffers belong to `part`, which outlives `gpu` (dropped first at
+            // the end of this function) and is never reallocated.
+            match unsafe { gpu.register_host(ptr as *mut u8, len) } {
+                Ok(()) => pinned += len,
+                Err(e) => println!("register_host: {e}"),
+            }
+        };
+        for v in [&part.a, &part.b, &part.c] {
+            reg(v.as_ptr() as *const u8, std::mem::size_of_val(&v[..]));
+        }
+        reg(
+            part.scalars.as_ptr() as *const u8,
+            std::mem::size_of_val(&part.scalars[..]),
+        );
+        for p in [&part.l, &part.a_plan, &part.b_plan] {
+            reg(
+                p.terms.as_ptr() as *const u8,
+                std::mem::size_of_val(&p.terms[..]),
+            );
+            reg(
+                p.ones.as_ptr() as *const u8,
+                std::mem::size_of_val(&p.ones[..]),
+            );
+        }
+    }
+    let gib = pinned as f64 / (1u64 << 30) as f64;
+    rep.row(
+        "register_host (page-lock partition)",
+        None,
+        0.0,
+        ms(t.elapsed()),
+        &format!("{gib:.1} GiB"),
+    );
+    // Spot-check synthetic points are on the curve.
+    let pts = gpu.download_bases(BaseSet::BG1, 1024)?;
+    let on = pts
+        .iter()
+        .all(|p| bool::from(p.is_on_curve()) && !bool::from(p.is_identity()));
+    rep.row("synthetic points on curve (1024)", Some(on), 0.0, 0.0, "");
+
+    for log in [20u32, 22, 24, 26, 27] {
+        let n = 1usize << log;
+        let x = rand_frs(n, seed ^ log as u64);
+        let mut g = x.clone();
+        let mut best = f64::MAX;
+        for _ in 0..3 {
+            g.copy_from_slice(&x);
+            best = best.min(ms(gpu.ntt(&mut g, false)?));
+        }
+        gpu.ntt(&mut g, true)?;
+        rep.row(
+            &format!("NTT 2^{log} fwd (best of 3) + round trip"),
+            Some(g == x),
+            best,
+            0.0,
+            "",
+        );
+    }
+    let s = rand_scalars(1 << 27, seed ^ 77);
+    for log in [20u32, 22, 24, 26, 27] {
+        let n = (1usize << log).min(counts[0]); // 2^27 − 1 at the top: the H vector's size
+        let mut best = f64::MAX;
+        for _ in 0..2 {
+            best = best.min(ms(gpu.msm_dense(BaseSet::H, &s[..n])?.1));
+        }
+        rep.row(
+            &format!("MSM 2^{log} dense full-width (best of 2)"),
+            None,
+            best,
+            0.0,
+            "",
+        );
+    }
+    if std::env::var_os("CUZK_MSM_PROFILE").is_some() {
+        let t = ms(gpu.msm_dense(BaseSet::H, &s[..1 << 26])?.1);
+        msm::take_profile();
+        gpu.msm_dense(BaseSet::H, &s[..1 << 26])?;
+        let p = msm::take_profile();
+        let note: Vec<String> = msm::PHASES
+            .iter()
+            .zip(p)
+            .map(|(n, t)| format!("{n} {:.1}", t * 1e3))
+            .collect();
+        rep.row(
+            "MSM 2^26 (phases synced, ms)",
+            None,
+            t,
+            0.0,
+            &note.join(" "),
+        );
+    }
+    drop(s);
+    for run in 0..2 {
+        let (_, t) = gpu.prove(&part.as_gpu())?;
+        rep.row(
+            &format!("32GiB partition prove() run {run}"),
+            None,
+            ms(t.total),
+            0.0,
+            &format!(
+                "upload {:.0} ntt {:.0} H {:.0} L {:.0} A {:.0} B {:.0} finish {:.0}",
+                ms(t.upload),
+                ms(t.ntt),
+                ms(t.msm_h),
+                ms(t.msm_l),
+                ms(t.msm_a),
+                ms(t.msm_b_g1),
+                ms(t.finish)
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// The MSM's accumulation variants side by side on the same inputs: chunking (one full wave
+/// against the old 2^17 threads) and register caps, dense 2^26 and 2^27 and a batch
+/// addition of 2^26 ones; every result checked equal to the first configuration's (the
+/// old one, itself checked against the CPU by `correctness`).
+pub(crate) fn msm_variants(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
+    use msm::{AccumulateBuild as B, Chunking as C};
+    let n27 = (1usize << 27) - 1;
+    let (mut gpu, _) = GpuProver::new_synthetic(0, 27, 1 << 27, [n27, 1 << 26, 0, 0], seed)?;
+    println!("device: {}", gpu.describe());
+    let s = rand_scalars(n27, seed ^ 78);
+    let ones: Vec<u32> = (0..1u32 << 26).collect();
+    let ones_plan = PlanRef {
+        ones: &ones,
+        terms: &[],
+    };
+    // This build's multiplications against the CPU first: MSM and NTT 2^20.
+    {
+        let n = 1usize << 20;
+        let bases = gpu.download_bases(BaseSet::H, n)?;
+        let (g, _) = gpu.msm_dense(BaseSet::H, &s[..n])?;
+        let terms: Vec<[u32; 2]> = (0..n as u32).map(|i| [i, i]).collect();
+        let c = PlanRef {
+            ones: &[],
+            terms: &terms,
+        }
+        .execute(&bases, &s[..n]);
+        rep.row("MSM 2^20 dense vs CPU", Some(g == c), 0.0, 0.0, "");
+        let x = rand_frs(n, seed ^ 20);
+        let mut g = x.clone();
+        gpu.ntt(&mut g, false)?;
+        let mut c = x;
+        ntt::ntt(&mut c, &Domain::new(20));
+        rep.row("NTT 2^20 forward vs CPU", Some(g == c), 0.0, 0.0, "");
+    }
+    {
+        let x = rand_frs(1 << 27, seed ^ 27);
+        let mut g = x.clone();
+        let mut best = f64::MAX;
+        for _ in 0..3 {
+            g.copy_from_slice(&x);
+            best = best.min(ms(gpu.ntt(&mut g, false)?));
+        }
+        gpu.ntt(&mut g, true)?;
+        rep.row(
+            "NTT 2^27 fwd (best of 3) + round trip",
+            Some(g == x),
+            best,
+            0.0,
+            "",
+        );
+    }
+    // The old configuration first (the ratios' base), the default second.
+    let configs = [(C::Fixed, B::R80), (C::Waves, B::Wide), (C::Waves, B::R80)];
+    let mut want: Vec<Option<G1Projective>> = vec![None; 3];
+    let mut base_ms = [0.0f64; 3];
+    for (ci, &(chunking, build)) in configs.iter().enumerate() {
+        msm::set_chunking(chunking);
+        msm::set_accumulate_build(build);
+        let jobs: [(&str, usize); 3] =
+            [("MSM 2^26", 1 << 26), ("MSM 2^27-1", n27), ("ones 2^26", 0)];
+        for (ji, &(what, n)) in jobs.iter().enumerate() {
+            // 2^27 only for the old and the default configuration (device time).
+            if n == n27 && ci > 1 {
+                continue;
+            }
+            let mut best = f64::MAX;
+            let mut same = true;
+            for _ in 0..2 {
+                let (g, t) = if n == 0 {
+                    gpu.msm(BaseSet::L, ones_plan, &s[..1])?
+                } else {
+                    gpu.msm_dense(BaseSet::H, &s[..n])?
+                };
+                best = best.min(ms(t));
+                match want[ji] {
+                    None => want[ji] = Some(g),
+                    Some(w) => same &= w == g,
+                }
+            }
+            if ci == 0 {
+                base_ms[ji] = best;
+            }
+            rep.row(
+                &format!("{what} {chunking:?} {build:?}"),
+                Some(same),
+                best,
+                0.0,
+                &format!("old/this {:.3}x", base_ms[ji] / best),
+            );
+        }
+    }
+    msm::set_chunking(C::Waves);
+    msm::set_accumulate_build(B::Wide);
+    Ok(())
+}
+
+/// MSM time by window width at several sizes (dense, full-width scalars), each result
+/// checked equal to the size-chosen width's.
+pub(crate) fn sweep(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
+    let max = 22u32;
+    let (mut gpu, _) = GpuProver::new_synthetic(0, max, 1 << max, [1 << max, 0, 0, 0], seed)?;
+    let s = rand_scalars(1 << max, seed ^ 9);
+    for log in [14u32, 16, 18, 20, 22] {
+        let n = 1usize << log;
+        msm::force_window_width(0);
+        let (want, t_auto) = gpu.msm_dense(BaseSet::H, &s[..n])?;
+        let mut ok = true;
+        let mut cells = Vec::new();
+        let mut best = (f64::MAX, 0);
+        for c in 8..=msm::MAX_C {
+            msm::force_window_width(c);
+            let mut t = f64::MAX;
+            for _ in 0..2 {
+                let (g, d) = gpu.msm_dense(BaseSet::H, &s[..n])?;
+                ok &= g == want;
+                t = t.min(ms(d));
+            }
+            if t < best.0 {
+                best = (t, c);
+            }
+            cells.push(format!("{c}:{t:.1}"));
+        }
+        msm::force_window_width(0);
+        let auto = msm::Windows::for_terms(n).c;
+        let what = format!("MSM 2^{log} by width (auto c={auto}, best c={})", best.1);
+        rep.row(&what, Some(ok), ms(t_auto), 0.0, &cells.join(" "));
+    }
+    Ok(())
+}
