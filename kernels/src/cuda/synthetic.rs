@@ -98,6 +98,36 @@ fn bitmap(len: usize, density: f64, seed: u64) -> Vec<u64> {
     v
 }
 
+/// Canonical scalars 0 / 1 / random full width (below 2^254 < r) in the proportions of
+/// `mix`, reproducible from `seed`.
+fn fill_mixed_scalars(scalars: &mut [Limbs], mix: ScalarMix, seed: u64) {
+    let (z, o) = (
+        (mix.zero * u32::MAX as f64) as u64,
+        ((mix.zero + mix.one) * u32::MAX as f64) as u64,
+    );
+    scalars
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each(|(i, ch)| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (i as u64) << 20);
+            for s in ch {
+                let u = rng.next_u32() as u64;
+                *s = if u < z {
+                    [0; 4]
+                } else if u < o {
+                    [1, 0, 0, 0]
+                } else {
+                    let mut l = [0u64; 4];
+                    for x in &mut l {
+                        *x = rng.next_u64();
+                    }
+                    l[3] &= u64::MAX >> 2;
+                    l
+                };
+            }
+        });
+}
+
 impl SyntheticPartition {
     /// A partition of 2^log_n constraints, `inputs` + `aux` variables, aux densities in A and
     /// B, scalar mix as given; a, b, c random (not a satisfied circuit: speed only).
@@ -117,31 +147,7 @@ impl SyntheticPartition {
         fill_fr(&mut b, seed ^ 2);
         fill_fr(&mut c, seed ^ 3);
         let mut scalars = vec![[0u64; 4]; inputs + aux];
-        let (z, o) = (
-            (mix.zero * u32::MAX as f64) as u64,
-            ((mix.zero + mix.one) * u32::MAX as f64) as u64,
-        );
-        scalars
-            .par_chunks_mut(CHUNK)
-            .enumerate()
-            .for_each(|(i, ch)| {
-                let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xabcd ^ (i as u64) << 20);
-                for s in ch {
-                    let u = rng.next_u32() as u64;
-                    *s = if u < z {
-                        [0; 4]
-                    } else if u < o {
-                        [1, 0, 0, 0]
-                    } else {
-                        let mut l = [0u64; 4];
-                        for x in &mut l {
-                            *x = rng.next_u64();
-                        }
-                        l[3] &= u64::MAX >> 2;
-                        l
-                    };
-                }
-            });
+        fill_mixed_scalars(&mut scalars, mix, seed ^ 0xabcd);
         scalars[0] = [1, 0, 0, 0]; // input 0 is ONE
         let a_aux = bitmap(aux, dens.0, seed ^ 4);
         let b_aux = bitmap(aux, dens.1, seed ^ 5);
@@ -326,32 +332,8 @@ pub fn b_g2_count(scale: f64) -> usize {
 /// query: term (b, s) has s = b). Returns (base count, scalars, plan).
 pub fn b_g2_shape(scale: f64, mix: ScalarMix, seed: u64) -> (usize, Vec<Limbs>, MsmPlan) {
     let count = b_g2_count(scale);
-    let (z, o) = (
-        (mix.zero * u32::MAX as f64) as u64,
-        ((mix.zero + mix.one) * u32::MAX as f64) as u64,
-    );
     let mut scalars = vec![[0u64; 4]; count];
-    scalars
-        .par_chunks_mut(CHUNK)
-        .enumerate()
-        .for_each(|(i, ch)| {
-            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x62_6732 ^ (i as u64) << 20);
-            for s in ch {
-                let u = rng.next_u32() as u64;
-                *s = if u < z {
-                    [0; 4]
-                } else if u < o {
-                    [1, 0, 0, 0]
-                } else {
-                    let mut l = [0u64; 4];
-                    for x in &mut l {
-                        *x = rng.next_u64();
-                    }
-                    l[3] &= u64::MAX >> 2;
-                    l
-                };
-            }
-        });
+    fill_mixed_scalars(&mut scalars, mix, seed ^ 0x62_6732);
     let plan = MsmPlan::build(&[Query {
         scalars: &scalars,
         scalar_start: 0,
