@@ -204,37 +204,7 @@ pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Resu
     // infinity bases; batch-added ones.
     {
         let n = 1usize << 16;
-        let mut s = rand_scalars(n, seed ^ 400);
-        let rm1 = scalars::max_scalar();
-        for (i, x) in s.iter_mut().enumerate() {
-            match i % 7 {
-                0 => *x = [0; 4],
-                1 => *x = [1, 0, 0, 0],
-                2 => *x = rm1,
-                3 => *x = [2, 0, 0, 0],
-                _ => {}
-            }
-        }
-        let mut terms: Vec<[u32; 2]> = Vec::new();
-        let mut ones: Vec<u32> = Vec::new();
-        for b in 0..n as u32 {
-            let si = (rng.next_u32() as usize) % n;
-            if s[si] == [1, 0, 0, 0] && b % 2 == 0 {
-                ones.push(b);
-            } else {
-                terms.push([b, si as u32]);
-            }
-        }
-        // The same base under many scalars, and bases 3, 7 (= 3), 9 (= −3), 5 (infinity).
-        for k in 0..64u32 {
-            terms.push([3, (k * 977) % n as u32]);
-        }
-        terms.truncate(n - ones.len());
-        terms.extend([[7, 2], [9, 2], [5, 10], [3, 3]]);
-        ones.extend([5, 7, 9]);
-        let total = terms.len() + ones.len();
-        let cut = total - n.min(total);
-        terms.drain(..cut);
+        let (s, ones, terms) = edge_case_plan(n, seed ^ 400, &mut rng);
         let plan = PlanRef {
             ones: &ones,
             terms: &terms,
@@ -284,7 +254,7 @@ pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Resu
             .iter()
             .fold(G1Projective::identity(), |a, b| a + b);
         rep.row("MSM 4096 unit scalars = sum", Some(g == c), 0.0, 0.0, "");
-        let rm = vec![rm1; 4096];
+        let rm = vec![scalars::max_scalar(); 4096];
         let (g, _) = gpu.msm_dense(BaseSet::H, &rm)?;
         rep.row("MSM 4096 scalars r-1 = -sum", Some(g == -c), 0.0, 0.0, "");
     }

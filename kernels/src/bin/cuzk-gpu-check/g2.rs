@@ -165,36 +165,7 @@ pub(crate) fn msm_g2(seed: u64, max_log: u32, rep: &mut Report) -> Result<(), Gp
         eb[5] = G2Affine::identity();
         eb[7] = eb[3];
         eb[9] = -eb[3];
-        let mut s = rand_scalars(n, seed ^ 0x6400);
-        let rm1 = scalars::max_scalar();
-        for (i, x) in s.iter_mut().enumerate() {
-            match i % 7 {
-                0 => *x = [0; 4],
-                1 => *x = [1, 0, 0, 0],
-                2 => *x = rm1,
-                3 => *x = [2, 0, 0, 0],
-                _ => {}
-            }
-        }
-        let mut terms: Vec<[u32; 2]> = Vec::new();
-        let mut ones: Vec<u32> = Vec::new();
-        for b in 0..n as u32 {
-            let si = (rng.next_u32() as usize) % n;
-            if s[si] == [1, 0, 0, 0] && b % 2 == 0 {
-                ones.push(b);
-            } else {
-                terms.push([b, si as u32]);
-            }
-        }
-        for k in 0..64u32 {
-            terms.push([3, (k * 977) % n as u32]);
-        }
-        terms.truncate(n - ones.len());
-        terms.extend([[7, 2], [9, 2], [5, 10], [3, 3]]);
-        ones.extend([5, 7, 9]);
-        let total = terms.len() + ones.len();
-        let cut = total - n.min(total);
-        terms.drain(..cut);
+        let (s, ones, terms) = edge_case_plan(n, seed ^ 0x6400, &mut rng);
         let plan = PlanRef {
             ones: &ones,
             terms: &terms,

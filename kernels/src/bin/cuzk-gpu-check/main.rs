@@ -103,6 +103,47 @@ fn fr_of_limbs(l: &Limbs) -> Fr {
     <Fr as ff::PrimeField>::from_repr_vartime(r).unwrap()
 }
 
+/// Scalars and plan lists for the edge-case MSM checks over `n` bases: scalars 0, 1, 2,
+/// r − 1 and random; ones batch-added; base 3 under many scalars; bases 7, 9 and 5 (which
+/// the checks set to P, −P and the identity) in both lists. The same for G1 and G2.
+fn edge_case_plan(
+    n: usize,
+    seed: u64,
+    rng: &mut ChaCha8Rng,
+) -> (Vec<Limbs>, Vec<u32>, Vec<[u32; 2]>) {
+    let mut s = rand_scalars(n, seed);
+    let rm1 = scalars::max_scalar();
+    for (i, x) in s.iter_mut().enumerate() {
+        match i % 7 {
+            0 => *x = [0; 4],
+            1 => *x = [1, 0, 0, 0],
+            2 => *x = rm1,
+            3 => *x = [2, 0, 0, 0],
+            _ => {}
+        }
+    }
+    let mut terms: Vec<[u32; 2]> = Vec::new();
+    let mut ones: Vec<u32> = Vec::new();
+    for b in 0..n as u32 {
+        let si = (rng.next_u32() as usize) % n;
+        if s[si] == [1, 0, 0, 0] && b % 2 == 0 {
+            ones.push(b);
+        } else {
+            terms.push([b, si as u32]);
+        }
+    }
+    for k in 0..64u32 {
+        terms.push([3, (k * 977) % n as u32]);
+    }
+    terms.truncate(n - ones.len());
+    terms.extend([[7, 2], [9, 2], [5, 10], [3, 3]]);
+    ones.extend([5, 7, 9]);
+    let total = terms.len() + ones.len();
+    let cut = total - n.min(total);
+    terms.drain(..cut);
+    (s, ones, terms)
+}
+
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name)
         .ok()
