@@ -87,21 +87,7 @@ pub(crate) fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
 
     for log in [20u32, 22, 24, 26, 27] {
         let n = 1usize << log;
-        let x = rand_frs(n, seed ^ log as u64);
-        let mut g = x.clone();
-        let mut best = f64::MAX;
-        for _ in 0..3 {
-            g.copy_from_slice(&x);
-            best = best.min(ms(gpu.ntt(&mut g, false)?));
-        }
-        gpu.ntt(&mut g, true)?;
-        rep.row(
-            &format!("NTT 2^{log} fwd (best of 3) + round trip"),
-            Some(g == x),
-            best,
-            0.0,
-            "",
-        );
+        ntt_best_of_3(&mut gpu, rand_frs(n, seed ^ log as u64), log, rep)?;
     }
     let s = rand_scalars(1 << 27, seed ^ 77);
     for log in [20u32, 22, 24, 26, 27] {
@@ -193,23 +179,7 @@ pub(crate) fn msm_variants(seed: u64, rep: &mut Report) -> Result<(), GpuError> 
         ntt::ntt(&mut c, &Domain::new(20));
         rep.row("NTT 2^20 forward vs CPU", Some(g == c), 0.0, 0.0, "");
     }
-    {
-        let x = rand_frs(1 << 27, seed ^ 27);
-        let mut g = x.clone();
-        let mut best = f64::MAX;
-        for _ in 0..3 {
-            g.copy_from_slice(&x);
-            best = best.min(ms(gpu.ntt(&mut g, false)?));
-        }
-        gpu.ntt(&mut g, true)?;
-        rep.row(
-            "NTT 2^27 fwd (best of 3) + round trip",
-            Some(g == x),
-            best,
-            0.0,
-            "",
-        );
-    }
+    ntt_best_of_3(&mut gpu, rand_frs(1 << 27, seed ^ 27), 27, rep)?;
     // The old configuration first (the ratios' base), the default second.
     let configs = [(C::Fixed, B::R80), (C::Waves, B::Wide), (C::Waves, B::R80)];
     let mut want: Vec<Option<G1Projective>> = vec![None; 3];
@@ -286,5 +256,30 @@ pub(crate) fn sweep(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
         let what = format!("MSM 2^{log} by width (auto c={auto}, best c={})", best.1);
         rep.row(&what, Some(ok), ms(t_auto), 0.0, &cells.join(" "));
     }
+    Ok(())
+}
+
+/// The forward NTT of `x` (2^log elements) timed best of 3, then the inverse: a row that
+/// says whether the round trip gave `x` back.
+fn ntt_best_of_3(
+    gpu: &mut GpuProver,
+    x: Vec<Fr>,
+    log: u32,
+    rep: &mut Report,
+) -> Result<(), GpuError> {
+    let mut g = x.clone();
+    let mut best = f64::MAX;
+    for _ in 0..3 {
+        g.copy_from_slice(&x);
+        best = best.min(ms(gpu.ntt(&mut g, false)?));
+    }
+    gpu.ntt(&mut g, true)?;
+    rep.row(
+        &format!("NTT 2^{log} fwd (best of 3) + round trip"),
+        Some(g == x),
+        best,
+        0.0,
+        "",
+    );
     Ok(())
 }
