@@ -7,7 +7,7 @@
 
 use cuzk_kernels::cuda::msm::Windows;
 use cuzk_kernels::cuda::source;
-use cuzk_kernels::cuda::{driver_present, GpuError, GpuProver};
+use cuzk_kernels::cuda::{driver_present, GpuError, GpuProver, ResidentBases};
 use cuzk_kernels::msm::scalars;
 
 const KERNELS: [&str; 21] = [
@@ -83,7 +83,18 @@ fn no_driver_is_an_error_not_a_panic() {
     if driver_present() {
         return; // a machine with a GPU: nothing to check here
     }
-    let r = GpuProver::new(0, 10, 16, &[], &[], &[], &[]);
+    let r = GpuProver::new(
+        0,
+        10,
+        16,
+        ResidentBases {
+            h: &[],
+            l: &[],
+            a: &[],
+            b_g1: &[],
+            b_g2: None,
+        },
+    );
     assert!(matches!(r, Err(GpuError::NoDriver)), "expected NoDriver");
 }
 

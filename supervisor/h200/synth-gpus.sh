@@ -8,6 +8,9 @@
 #   kill        — 2 devices, one gpu process SIGKILLed after 3 partitions: its partition goes
 #                 back to the pipeline, the process restarts, every job completes;
 #   full2       — the whole pipeline with B_G2 on the host CPUs, 2 devices: what bounds it.
+# With B_G2_COMPARE=1 only the whole pipeline runs, twice on ${GPUS:-2} device(s), the same
+# partitions, only the B_G2 placement differs: full-cpu (--b-g2-msm host_prep: host-prep's
+# CPU threads) then full-gpu (--b-g2-msm gpu: the gpu stage, bases resident on the device).
 # Results under $OUT; a short table last.
 source "$(dirname "$0")/env.sh"
 # The arena (6 slots x 20.2 GB) and the synthetic SRS (47 GB) do not fit /dev/shm's default
@@ -18,13 +21,14 @@ STAGES=(--slots ${SLOTS:-6} --arena-dir $SHM --keep-synthetic-srs
   --synthesis-count ${SYNTH:-3} --synthesis-threads ${SYNTH_THREADS:-4}
   --host-prep-count ${PREP:-3} --host-prep-threads ${PREP_THREADS:-6} --epilogue-count 1)
 
-# run NAME GPUS JOBS BENCH-FLAGS...: one synth run; its JSON summary to $OUT/NAME.json.
+# run NAME GPUS JOBS BENCH-FLAGS...: one synth run ($RUN_ARGS added to `cuzk run`'s flags);
+# its JSON summary to $OUT/NAME.json.
 run() {
   local name=$1 gpus=$2 jobs=$3; shift 3
   local D=/tmp/synth-$name
   rm -rf $D
   "$B/cuzk-bench" synth --shape ${SHAPE:-32GiB} --jobs "$jobs" --partitions ${PARTS:-10} \
-    --data-dir $D --json --timeout ${RUN_TIMEOUT:-200} "$@" -- "${STAGES[@]}" --gpu-count "$gpus" \
+    --data-dir $D --json --timeout ${RUN_TIMEOUT:-200} "$@" -- "${STAGES[@]}" --gpu-count "$gpus" ${RUN_ARGS:-} \
     > "$OUT/$name.json" 2> "$OUT/$name.err"
   local rc=$?
   cp $D/synth-*.run.log "$OUT/$name-run.log" 2>/dev/null
@@ -38,15 +42,35 @@ except Exception as e:
 s = v["synth"]
 busy = " ".join(f"{g['pid']}:{g['partitions']}p,{100*g['busy_fraction']:.0f}%" for g in v["gpus"])
 steps = {f"{x['event']} {x['step']}": x["durations"]["mean_ms"] for x in v["steps"] if x.get("durations")}
-b_g2 = steps.get("PREP_END msm_b_g2")
+b_g2 = steps.get("PREP_END msm_b_g2") or steps.get("GPU_END msm_b_g2")
+where = "prep" if steps.get("PREP_END msm_b_g2") else "gpu" if b_g2 else "" 
 print(f"{name:6} gpus={s['gpu_processes']} rc={rc} jobs {s['jobs_done']}/{s['jobs']} partitions={s['partitions_proved']} "
       f"wall={s['wall_s']:.1f}s steady={s['steady_s_per_partition'] or 0:.3f}s/partition gpu-p50={s['gpu_p50_ms'] or 0:.0f}ms "
-      f"b_g2-mean={'%.0fms' % b_g2 if b_g2 else '-'} bottleneck: {v['bottleneck'].get('stage', v['bottleneck'])}")
+      f"b_g2-mean={'%.0fms' % b_g2 if b_g2 else '-'}{'(' + where + ')' if b_g2 else ''} bottleneck: {v['bottleneck'].get('stage', v['bottleneck'])}")
 loads = " ".join(f"{l['stage']}:{100*l['utilisation_without_startup']:.0f}%" for l in v["bottleneck"]["loads"])
 per = " ".join(f"{pid}:{t:.3f}s" for pid, t in s["steady_per_gpu_process"])
 print(f"       gpu busy: {busy}; steady per gpu process: {per}; utilisation: {loads}")
 PY
 }
+
+if [ -n "${B_G2_COMPARE:-}" ]; then
+  RUN_ARGS="--b-g2-msm host_prep" run full-cpu ${GPUS:-2} 1
+  RUN_ARGS="--b-g2-msm gpu" run full-gpu ${GPUS:-2} 1
+  rm -f $SHM/*; umount $SHM
+  echo "== summary"
+  cat "$OUT/summary.txt"
+  python3 - "$OUT/full-cpu.json" "$OUT/full-gpu.json" <<'PY'
+import json, sys
+try:
+    a, b = (json.load(open(p))["synth"] for p in sys.argv[1:])
+    print(f"whole pipeline, B_G2 in host-prep vs in the gpu stage, same partitions in the same run: "
+          f"steady {a['steady_s_per_partition']:.3f} vs {b['steady_s_per_partition']:.3f} s/partition = "
+          f"{a['steady_s_per_partition'] / b['steady_s_per_partition']:.2f}x; wall {a['wall_s']:.1f} vs {b['wall_s']:.1f} s")
+except Exception as e:
+    print("no ratio:", e)
+PY
+  exit 0
+fi
 
 run gpu1 1 ${RATIO_JOBS:-2} --skip-b-g2
 run gpu2 2 ${RATIO_JOBS:-2} --skip-b-g2
@@ -69,7 +93,7 @@ run kill 2 1 --skip-b-g2
 wait
 grep -E "exited|restart" "$OUT/kill-run.log" | head -4 | tee -a "$OUT/summary.txt"
 
-run full2 2 1
+RUN_ARGS="--b-g2-msm host_prep" run full2 2 1
 
 rm -f $SHM/*; umount $SHM
 echo "== summary"

@@ -11,7 +11,7 @@ use cuzk_epilogue::load_verifying_key;
 use cuzk_kernels::synthetic::SyntheticShape;
 use cuzk_shm_layout::timeline::names;
 use cuzk_shm_layout::{Arena, At, JobView, PartitionShape, SlotState, Timeline};
-use cuzk_stage_common::{JobSpec, SyntheticJob};
+use cuzk_stage_common::{BG2Stage, JobSpec, SyntheticJob};
 use cuzk_synthesis::{params_path, with_porep_circuits, CircuitsVisitor, PorepCircuits};
 use filecoin_proofs::MerkleTreeTrait;
 
@@ -37,14 +37,15 @@ pub enum Admitted {
     Vanished,
 }
 
-/// Claims `incoming` into working/ and publishes it, or moves it to failed/ with the
-/// reason it cannot be proved.
+/// Claims `incoming` into working/ and publishes it (B_G2 to be computed in `b_g2`), or
+/// moves it to failed/ with the reason it cannot be proved.
 pub fn admit(
     arena: &Arena,
     drop_dir: &DropDir,
     incoming: &Path,
     data_dir: &Path,
     synthetic: Option<SyntheticShape>,
+    b_g2: BG2Stage,
     timeline: &Timeline,
 ) -> Result<Admitted> {
     let working = match drop_dir.claim(incoming) {
@@ -85,6 +86,7 @@ pub fn admit(
                 data_dir: data_dir.to_path_buf(),
                 claimed_unix_ns: cuzk_shm_layout::clock::unix_ns(),
                 synthetic,
+                b_g2,
             };
             let job = arena
                 .publish_job(&name, &spec, &vec![(); partitions])

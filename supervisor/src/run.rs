@@ -133,7 +133,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let announcers = Announcers::new(&control)?;
     let timeline = Timeline::open(Some(&config.timeline), "supervisor")?;
     eprintln!(
-        "cuzk: serving {} — {} slot(s) sized for {} (domain 2^{}), {} MiB of shared memory at {}",
+        "cuzk: serving {} — {} slot(s) sized for {} (domain 2^{}), {} MiB of shared memory at {}; B_G2 in {}",
         config.data_dir.display(),
         config.slots,
         match args.synthetic {
@@ -142,7 +142,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
         },
         shape.domain_log2,
         arena.len() >> 20,
-        arena_path.display()
+        arena_path.display(),
+        config.b_g2_msm.as_str()
     );
 
     let mut env_for_stages = vec![
@@ -268,6 +269,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
                     file,
                     &config.data_dir,
                     args.synthetic,
+                    config.b_g2_msm,
                     &timeline,
                 )? {
                     Admitted::Published(id) => {

@@ -10,6 +10,7 @@ mod harness;
 use std::time::Duration;
 
 use base64::Engine;
+use cuzk_shm_layout::timeline::{names, read_log};
 use cuzk_shm_layout::SlotState;
 use harness::{fixture, Pipeline};
 use serde_json::Value;
@@ -235,10 +236,12 @@ fn every_job_ends_verified_or_failed_despite_kills_and_bad_input() {
 
 /// The supervisor itself killed with SIGKILL in the middle of a job, restarted; then
 /// SIGTERM while busy drains and exits 0, and a restart finishes the rest: every job
-/// proved exactly once into done/, nothing left in working/.
+/// proved exactly once into done/, nothing left in working/. B_G2 is computed by the gpu
+/// stage here (`b_g2_msm = "gpu"`, the default on machines with GPUs; the CPU device
+/// without one), so its proofs verifying checks that path too.
 #[test]
 fn supervisor_crash_and_drain_lose_nothing_and_prove_nothing_twice() {
-    let mut p = Pipeline::new(&counts(1, 1, 1, 1, 1));
+    let mut p = Pipeline::new(&format!("b_g2_msm = \"gpu\"\n{}", counts(1, 1, 1, 1, 1)));
     p.start(&[]);
     let a = fixture("porep-2KiB-a.c1.json");
     let b = fixture("porep-2KiB-b.c1.json");
@@ -294,4 +297,14 @@ fn supervisor_crash_and_drain_lose_nothing_and_prove_nothing_twice() {
     assert!(p.files("working", "").is_empty());
     assert!(p.files("incoming", "").is_empty());
     assert!(p.files("failed", "").is_empty(), "{}", p.logs());
+    // B_G2 ran in the gpu stage, not in host-prep.
+    let (events, _) = read_log(&p.data.join("timeline.jsonl")).unwrap();
+    let has_b_g2 = |e: &&cuzk_shm_layout::TimelineEvent| {
+        serde_json::to_value(e).unwrap()["steps_ms"]
+            .get("msm_b_g2")
+            .is_some()
+    };
+    let ends = |name| events.iter().filter(move |e| e.event == name);
+    assert!(ends(names::GPU_END).count() >= 3 && ends(names::GPU_END).all(|e| has_b_g2(&e)));
+    assert!(ends(names::PREP_END).count() >= 3 && !ends(names::PREP_END).any(|e| has_b_g2(&e)));
 }

@@ -246,6 +246,18 @@ impl Device {
         unsafe { result::memcpy_htod_async(dst, src, stream) }.step("upload")
     }
 
+    /// Device → device on `stream` (both regions carved from the allocation).
+    pub fn copy_within(
+        &self,
+        dst: sys::CUdeviceptr,
+        src: sys::CUdeviceptr,
+        bytes: usize,
+        stream: sys::CUstream,
+    ) -> Result<(), GpuError> {
+        // SAFETY: callers pass non-overlapping regions of the allocation holding `bytes`.
+        unsafe { result::memcpy_dtod_async(dst, src, bytes, stream) }.step("copy on device")
+    }
+
     pub fn download<T>(
         &self,
         dst: &mut [T],

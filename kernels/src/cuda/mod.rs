@@ -1,8 +1,9 @@
 //! The CUDA backend: our own BLS12-381 kernels (`kernels/cuda/*.cu`, compiled at run time
 //! by NVRTC for sm_90) and the host code that drives them. See docs/gpu.md.
 //!
-//! Entry point: [`GpuProver`], one per device. [`GpuG2Msm`] is the B_G2 MSM (not yet run on
-//! a device nor wired into the prover). Without a driver or NVRTC every constructor
+//! Entry point: [`GpuProver`], one per device (B_G2 included when given its bases).
+//! [`GpuG2Msm`] is the B_G2 MSM alone, for checks and timing against the CPU (same kernels
+//! and launch sequence as the prover's). Without a driver or NVRTC every constructor
 //! returns a [`GpuError`] (never panics), so callers can fall back to the CPU path.
 
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -19,7 +20,9 @@ pub mod synthetic;
 
 pub use error::GpuError;
 pub use msm_g2::{G2Timings, GpuG2Msm};
-pub use prover::{plan_bytes, BaseSet, GpuPartition, GpuProver, GpuResults, GpuTimings};
+pub use prover::{
+    plan_bytes, BaseSet, GpuPartition, GpuProver, GpuResults, GpuTimings, ResidentBases,
+};
 
 /// Whether a CUDA driver library can be loaded on this machine.
 pub fn driver_present() -> bool {

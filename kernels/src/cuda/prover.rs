@@ -1,14 +1,19 @@
 //! `GpuProver`: one per device. Owns every device allocation (made once, in `new`), keeps
-//! the four G1 base vectors resident, and computes a partition's H, L, A and B_G1 sums.
+//! the four G1 base vectors (and, when given, the B_G2 bases) resident, and computes a
+//! partition's H, L, A, B_G1 sums and, when asked, its one G2 sum:
+//!   B_G2 = Σ_{j ∈ B} z_j·[v_j(τ)]₂
+//! with the plan of B_G1 (B_G1 and B_G2 have one base per B-variable, in the same order).
 
 use std::time::{Duration, Instant};
 
-use blstrs::{G1Affine, G1Projective, Scalar as Fr};
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
 use cudarc::driver::sys::CUdeviceptr;
 
 use super::device::{self, DevBuf, Device, Event};
-use super::layout::{Xyzz, AFFINE_BYTES, FR_BYTES, XYZZ_BYTES};
-use super::msm::{self, MsmWork, Windows, MAX_WINDOWS};
+use super::layout::{
+    Xyzz, Xyzz2, AFFINE_BYTES, FR_BYTES, G2_AFFINE_BYTES, XYZZ2_BYTES, XYZZ_BYTES,
+};
+use super::msm::{self, Curve, MsmWork, Windows, MAX_WINDOWS};
 use super::ntt::{self, NttTables};
 use super::GpuError;
 use crate::msm::scalars::Limbs;
@@ -26,15 +31,35 @@ pub struct GpuPartition<'a> {
     pub l: PlanRef<'a>,
     pub a_plan: PlanRef<'a>,
     pub b_plan: PlanRef<'a>,
+    /// Also compute B_G2 (with `b_plan`); needs the prover made with B_G2 bases.
+    pub b_g2: bool,
 }
 
-/// ΣH, ΣL, ΣA, ΣB_G1 of one partition.
+/// The proving key's base vectors a prover keeps resident: H, L, A, B_G1 always; B_G2 when
+/// the device is to compute it (same count as B_G1).
+#[derive(Clone, Copy)]
+pub struct ResidentBases<'a> {
+    pub h: &'a [G1Affine],
+    pub l: &'a [G1Affine],
+    pub a: &'a [G1Affine],
+    pub b_g1: &'a [G1Affine],
+    pub b_g2: Option<&'a [G2Affine]>,
+}
+
+impl ResidentBases<'_> {
+    fn g1_counts(&self) -> [usize; 4] {
+        [self.h.len(), self.l.len(), self.a.len(), self.b_g1.len()]
+    }
+}
+
+/// ΣH, ΣL, ΣA, ΣB_G1 of one partition, and ΣB_G2 when it was asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GpuResults {
     pub h: G1Projective,
     pub l: G1Projective,
     pub a: G1Projective,
     pub b_g1: G1Projective,
+    pub b_g2: Option<G2Projective>,
 }
 
 /// Device time of each step (CUDA events), and the whole call's wall time.
@@ -48,6 +73,8 @@ pub struct GpuTimings {
     pub msm_l: Duration,
     pub msm_a: Duration,
     pub msm_b_g1: Duration,
+    /// Zero when B_G2 was not asked for.
+    pub msm_b_g2: Duration,
     /// Window sums back to the host and combined there.
     pub finish: Duration,
     pub total: Duration,
@@ -68,6 +95,22 @@ pub type LayerOutputs = (Vec<Fr>, Vec<blstrs::Fp>, Vec<G1Projective>);
 /// Slots of the result region: per MSM (H, L, A, B_G1), W window sums then the ones sum.
 const SLOT: usize = MAX_WINDOWS + 1;
 
+/// The B_G2 part of a prover: resident G2 bases, a G2 workspace (its buckets are twice the
+/// G1 size, so it is not shared with the G1 one) and its result slots.
+struct G2Part {
+    bases: DevBuf,
+    work: MsmWork,
+    results: DevBuf,
+}
+
+/// Device bytes of a [`G2Part`] for `count` bases (zero for none).
+fn g2_part_bytes(count: usize) -> usize {
+    if count == 0 {
+        return 0;
+    }
+    count * G2_AFFINE_BYTES + MsmWork::bytes_for(Curve::G2, count) + SLOT * XYZZ2_BYTES + 3 * 256
+}
+
 pub struct GpuProver {
     max_log: u32,
     max_scalars: usize,
@@ -81,7 +124,8 @@ pub struct GpuProver {
     tables: NttTables,
     work: MsmWork,
     results: DevBuf,
-    ev: [Event; 11],
+    g2: Option<G2Part>,
+    ev: [Event; 12],
     registered: Vec<usize>,
     /// Last: dropped after the events (fields drop in declaration order).
     dev: Device,
@@ -93,8 +137,14 @@ pub struct GpuProver {
 // keep one thread at a time.
 unsafe impl Send for GpuProver {}
 
-/// Bytes the device needs for these sizes (everything `new` allocates).
-pub fn plan_bytes(max_log: u32, max_scalars: usize, base_counts: [usize; 4]) -> usize {
+/// Bytes the device needs for these sizes (everything `new` allocates); `g2_count` B_G2
+/// bases (0: B_G2 stays on the CPU).
+pub fn plan_bytes(
+    max_log: u32,
+    max_scalars: usize,
+    base_counts: [usize; 4],
+    g2_count: usize,
+) -> usize {
     let n = 1usize << max_log;
     let max_terms = n.max(base_counts.iter().copied().max().unwrap_or(0));
     base_counts.iter().sum::<usize>() * AFFINE_BYTES
@@ -105,32 +155,51 @@ pub fn plan_bytes(max_log: u32, max_scalars: usize, base_counts: [usize; 4]) -> 
         + MsmWork::bytes(max_terms)
         + 4 * SLOT * XYZZ_BYTES
         + 32 * 256
+        + g2_part_bytes(g2_count)
 }
 
 impl GpuProver {
     /// Opens device `ordinal`, compiles the kernels, plans and allocates every buffer for
-    /// partitions up to 2^max_domain_log2 / max_scalars, and uploads the four G1 base
-    /// vectors once (resident).
+    /// partitions up to 2^max_domain_log2 / max_scalars, and uploads the base vectors once
+    /// (resident).
     pub fn new(
         ordinal: usize,
         max_domain_log2: u32,
         max_scalars: usize,
-        h: &[G1Affine],
-        l: &[G1Affine],
-        a: &[G1Affine],
-        b_g1: &[G1Affine],
+        bases: ResidentBases<'_>,
     ) -> Result<Self, GpuError> {
+        let g2_count = match bases.b_g2 {
+            Some(g2) if g2.len() != bases.b_g1.len() => {
+                return Err(GpuError::Input(format!(
+                    "{} B_G2 bases for {} B_G1 bases (one of each per B-variable)",
+                    g2.len(),
+                    bases.b_g1.len()
+                )))
+            }
+            Some(g2) => g2.len(),
+            None => 0,
+        };
         let p = Self::allocate(
             ordinal,
             max_domain_log2,
             max_scalars,
-            [h.len(), l.len(), a.len(), b_g1.len()],
+            bases.g1_counts(),
+            g2_count,
         )?;
-        for (buf, v) in p.bases.iter().zip([h, l, a, b_g1]) {
+        for (buf, v) in p.bases.iter().zip([bases.h, bases.l, bases.a, bases.b_g1]) {
             p.dev.upload(buf.ptr, buf.bytes, v, p.dev.copy)?;
+        }
+        if let (Some(part), Some(g2)) = (&p.g2, bases.b_g2) {
+            p.dev
+                .upload(part.bases.ptr, part.bases.bytes, g2, p.dev.copy)?;
         }
         p.dev.sync(p.dev.copy)?;
         Ok(p)
+    }
+
+    /// Whether this prover holds B_G2 bases (can compute B_G2).
+    pub fn has_b_g2(&self) -> bool {
+        self.g2.is_some()
     }
 
     /// Like `new` with bases made on the device (`synthetic::generate_bases`).
@@ -139,17 +208,18 @@ impl GpuProver {
         max_log: u32,
         max_scalars: usize,
         counts: [usize; 4],
+        g2_count: usize,
     ) -> Result<Self, GpuError> {
         if max_log > 31 || counts.iter().any(|&c| c >= 1 << 31) {
             return Err(GpuError::TooLarge("indices are 31-bit".into()));
         }
         let mut dev = device::open(ordinal)?;
-        let need = plan_bytes(max_log, max_scalars, counts);
+        let need = plan_bytes(max_log, max_scalars, counts, g2_count);
         let (free, total) = dev.mem_info()?;
         // Keep 512 MiB for the driver and module.
         if need + (512 << 20) > free {
             return Err(GpuError::OutOfMemory(format!(
-                "need {:.1} GiB for 2^{max_log} domain, {max_scalars} scalars and resident bases; {:.1} GiB free of {:.1} (streaming bases is not implemented)",
+                "need {:.1} GiB for 2^{max_log} domain, {max_scalars} scalars and resident bases ({g2_count} of them G2); {:.1} GiB free of {:.1} (streaming bases is not implemented)",
                 gib(need), gib(free), gib(total)
             )));
         }
@@ -163,7 +233,12 @@ impl GpuProver {
         let max_terms = n.max(counts.iter().copied().max().unwrap_or(0));
         let work = MsmWork::carve(&mut dev, max_terms);
         let results = dev.carve(4 * SLOT * XYZZ_BYTES);
-        let ev = [(); 11].map(|_| dev.event());
+        let g2 = (g2_count > 0).then(|| G2Part {
+            bases: dev.carve(g2_count * G2_AFFINE_BYTES),
+            work: MsmWork::carve_for(&mut dev, Curve::G2, g2_count),
+            results: dev.carve(SLOT * XYZZ2_BYTES),
+        });
+        let ev = [(); 12].map(|_| dev.event());
         let ev = ev
             .into_iter()
             .collect::<Result<Vec<_>, _>>()?
@@ -182,6 +257,7 @@ impl GpuProver {
             tables,
             work,
             results,
+            g2,
             ev,
             registered: Vec::new(),
         })
@@ -213,11 +289,21 @@ impl GpuProver {
     pub fn describe(&self) -> String {
         let name = self.dev.ctx.name().unwrap_or_else(|_| "?".into());
         format!(
-            "{name}, {} SMs, max domain 2^{}, {} scalars, {:.1} GiB allocated",
+            "{name}, {} SMs, max domain 2^{}, {} scalars, B_G2 {}, {:.1} GiB allocated",
             self.dev.sm_count,
             self.max_log,
             self.max_scalars,
-            gib(plan_bytes(self.max_log, self.max_scalars, self.base_counts))
+            if self.g2.is_some() {
+                "on the device"
+            } else {
+                "not held"
+            },
+            gib(plan_bytes(
+                self.max_log,
+                self.max_scalars,
+                self.base_counts,
+                self.g2_count()
+            ))
         )
     }
 
@@ -231,6 +317,17 @@ impl GpuProver {
 
     pub(crate) fn base_buf(&self, set: BaseSet) -> DevBuf {
         self.bases[set as usize]
+    }
+
+    /// The B_G2 base buffer, when the prover holds one.
+    pub(crate) fn g2_base_buf(&self) -> Option<DevBuf> {
+        self.g2.as_ref().map(|g| g.bases)
+    }
+
+    fn g2_count(&self) -> usize {
+        self.g2
+            .as_ref()
+            .map_or(0, |g| g.bases.bytes / G2_AFFINE_BYTES)
     }
 
     /// Page-locks host memory the uploads read from (cuMemHostRegister), so copies from it
@@ -262,7 +359,8 @@ impl GpuProver {
         Ok(())
     }
 
-    /// H, L, A, B_G1 of one partition; equal to the CPU path (`groth16::prove`) exactly.
+    /// H, L, A, B_G1 (and B_G2 when `p.b_g2`) of one partition; equal to the CPU path
+    /// (`groth16::prove`) exactly.
     pub fn prove(&mut self, p: &GpuPartition<'_>) -> Result<(GpuResults, GpuTimings), GpuError> {
         use super::error::Step;
         let wall = Instant::now();
@@ -273,7 +371,7 @@ impl GpuProver {
         self.tables.prepare(&self.dev, log_n)?;
         let d = &self.dev;
         let (cs, ks) = (d.copy, d.compute);
-        let [e_up0, e_a, e_b, e_c, e_rest, e_k0, e_ntt, e_h, e_l, e_a2, e_b2] = &self.ev;
+        let [e_up0, e_a, e_b, e_c, e_rest, e_k0, e_ntt, e_h, e_l, e_a2, e_b2, e_g2] = &self.ev;
 
         // Uploads go on the copy stream, each followed by an event the compute stream waits
         // on, and are enqueued in the order compute needs them: a copy from memory that is
@@ -343,8 +441,27 @@ impl GpuProver {
             )?;
             [e_l, e_a2, e_b2][i].record(ks)?;
         }
+        // B_G2 last, on the same stream: it reuses B's plan and the scalars already on the
+        // device, and its own workspace.
+        let g2 = match (&self.g2, p.b_g2) {
+            (Some(g), true) => {
+                let (terms, nt, ones, no) = plan_ptrs[2];
+                let scalars = self.scalars.ptr;
+                let win =
+                    msm::enqueue_msm(d, &g.work, g.bases.ptr, terms, nt, scalars, g.results.ptr)?;
+                let ones_out = g.results.at(MAX_WINDOWS * XYZZ2_BYTES);
+                msm::enqueue_batch_add(d, &g.work, g.bases.ptr, ones, no, ones_out)?;
+                e_g2.record(ks)?;
+                Some((win, g.results.ptr))
+            }
+            _ => None,
+        };
         let mut out = vec![Xyzz::default(); 4 * SLOT];
         d.download(&mut out, self.results.ptr, ks)?;
+        let mut out2 = vec![Xyzz2::default(); if g2.is_some() { SLOT } else { 0 }];
+        if let Some((_, at)) = g2 {
+            d.download(&mut out2, at, ks)?;
+        }
         d.sync(ks)?;
         d.sync(cs)?;
         let t_fin = Instant::now();
@@ -354,6 +471,8 @@ impl GpuProver {
                 msm::combine_windows(&wins[i], sl) + sl[MAX_WINDOWS].to_projective()
             })
             .collect();
+        let b_g2 = g2
+            .map(|(win, _)| msm::combine_windows(&win, &out2) + out2[MAX_WINDOWS].to_projective());
         let ms = |a: &Event, b: &Event| a.ms_to(b).map(|v| Duration::from_secs_f64(v as f64 / 1e3));
         // msm_l counts from the end of H, so it includes any wait for the plan uploads.
         let t = GpuTimings {
@@ -363,6 +482,11 @@ impl GpuProver {
             msm_l: ms(e_h, e_l)?,
             msm_a: ms(e_l, e_a2)?,
             msm_b_g1: ms(e_a2, e_b2)?,
+            msm_b_g2: if b_g2.is_some() {
+                ms(e_b2, e_g2)?
+            } else {
+                Duration::ZERO
+            },
             finish: t_fin.elapsed(),
             total: wall.elapsed(),
         };
@@ -371,6 +495,7 @@ impl GpuProver {
             l: sums[1],
             a: sums[2],
             b_g1: sums[3],
+            b_g2,
         };
         Ok((r, t))
     }
@@ -382,6 +507,11 @@ impl GpuProver {
             return bad(format!(
                 "domain 2^{} outside 2^2..2^{}",
                 p.domain_log2, self.max_log
+            ));
+        }
+        if p.b_g2 && self.g2.is_none() {
+            return Err(GpuError::Input(
+                "B_G2 asked for, but this prover holds no B_G2 bases".into(),
             ));
         }
         if p.a.len() != n || p.b.len() != n || p.c.len() != n {

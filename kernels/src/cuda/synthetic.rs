@@ -11,7 +11,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use super::device::args;
-use super::layout::{fr_from_raw, AFFINE_BYTES};
+use super::layout::{fr_from_raw, AFFINE_BYTES, G2_AFFINE_BYTES};
 use super::prover::GpuProver;
 use super::GpuError;
 use crate::msm::scalars::Limbs;
@@ -199,7 +199,8 @@ impl SyntheticPartition {
         }
     }
 
-    pub fn as_gpu(&self) -> super::GpuPartition<'_> {
+    /// The partition for `GpuProver::prove`; `b_g2`: B_G2 computed too.
+    pub fn as_gpu(&self, b_g2: bool) -> super::GpuPartition<'_> {
         super::GpuPartition {
             domain_log2: self.domain_log2,
             a: &self.a,
@@ -209,6 +210,7 @@ impl SyntheticPartition {
             l: self.l.as_ref(),
             a_plan: self.a_plan.as_ref(),
             b_plan: self.b_plan.as_ref(),
+            b_g2,
         }
     }
 }
@@ -235,12 +237,15 @@ fn random_points(count: usize, seed: u64) -> Vec<G1Affine> {
 impl GpuProver {
     /// A prover whose four base vectors (sizes `counts`: h, l, a, b_g1) are made on the
     /// device as sums of two random multiples of the generator (valid, distinct points):
-    /// the real sizes without a parameter file. Returns the prover and the generation time.
+    /// the real sizes without a parameter file. With `b_g2`, it holds B_G2 bases too
+    /// (counts[3] of them): 2^16 distinct points made on the host, repeated. Returns the
+    /// prover and the generation time.
     pub fn new_synthetic(
         ordinal: usize,
         max_log: u32,
         max_scalars: usize,
         counts: [usize; 4],
+        b_g2: bool,
         seed: u64,
     ) -> Result<(Self, Duration), GpuError> {
         use super::error::Step;
@@ -248,7 +253,8 @@ impl GpuProver {
         if total > 1 << (A_BITS + B_BITS) {
             return Err(GpuError::TooLarge(format!("{total} synthetic points")));
         }
-        let p = Self::allocate(ordinal, max_log, max_scalars, counts)?;
+        let g2_count = if b_g2 { counts[3] } else { 0 };
+        let p = Self::allocate(ordinal, max_log, max_scalars, counts, g2_count)?;
         let start = Instant::now();
         let ta = random_points(1 << A_BITS, seed);
         let tb = random_points(1 << B_BITS, seed ^ 0x5555);
@@ -284,10 +290,24 @@ impl GpuProver {
             }
             first += n as u32;
         }
+        if let Some(g2) = p.g2_base_buf() {
+            // 2^16 distinct points, then the filled prefix copied after itself until full.
+            let seed_points = random_g2_bases(g2_count.min(G2_DISTINCT), seed);
+            d.upload(g2.ptr, g2.bytes, &seed_points, d.compute)?;
+            let mut filled = seed_points.len() * G2_AFFINE_BYTES;
+            while filled < g2.bytes {
+                let n = filled.min(g2.bytes - filled);
+                d.copy_within(g2.at(filled), g2.ptr, n, d.compute)?;
+                filled += n;
+            }
+        }
         d.sync(d.compute)?;
         Ok((p, start.elapsed()))
     }
 }
+
+/// Distinct B_G2 points of a synthetic prover (generating 33 M on the host takes ~20 s).
+const G2_DISTINCT: usize = 1 << 16;
 
 /// Points per chunk of [`random_g2_bases`]: one scalar multiplication and one batch
 /// normalization (one inversion) each.

@@ -23,6 +23,37 @@ pub struct JobSpec {
     /// generated, not synthesized from `c1_path`, against a synthetic SRS, and its proof is
     /// not expected to verify, so none is written (a result record goes to done/ instead).
     pub synthetic: Option<SyntheticJob>,
+    /// Which stage computes the partitions' B_G2 MSM (chosen by the supervisor for the
+    /// whole run: `b_g2_msm` in the configuration).
+    pub b_g2: BG2Stage,
+}
+
+/// Where B_G2 = Σ_{j ∈ B} z_j·[v_j(τ)]₂ (Groth16's one G2 sum) is computed. On the CPU it
+/// is the costliest host step (22 s per 32 GiB partition on 6 threads); on a GPU holding
+/// the B_G2 bases it is ~0.3 s beside the G1 sums.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BG2Stage {
+    /// host-prep, on its CPU threads, while the GPU works on other partitions.
+    HostPrep,
+    /// The gpu stage, after the G1 sums (on the CPU device's threads without a GPU).
+    Gpu,
+}
+
+impl BG2Stage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BG2Stage::HostPrep => "host_prep",
+            BG2Stage::Gpu => "gpu",
+        }
+    }
+}
+
+impl JobSpec {
+    /// Whether `stage` computes B_G2 for this job: the stage the supervisor chose, unless a
+    /// synthetic job leaves B_G2 out altogether (`skip_b_g2`).
+    pub fn b_g2_in(&self, stage: BG2Stage) -> bool {
+        self.b_g2 == stage && !self.synthetic.as_ref().is_some_and(|s| s.skip_b_g2)
+    }
 }
 
 /// What a synthetic job file in incoming/ asks for (JSON), e.g.
@@ -35,8 +66,8 @@ pub struct SyntheticJob {
     pub partitions: u32,
     #[serde(default)]
     pub seed: u64,
-    /// Host-prep leaves out the B_G2 MSM (CPU): isolates the GPU stage, for measuring how
-    /// it scales over devices where the host's cores could not keep up with B_G2.
+    /// No stage computes the B_G2 MSM (host-prep leaves it as the identity): isolates the
+    /// G1 work, for measuring how the GPU stage scales over devices.
     #[serde(default)]
     pub skip_b_g2: bool,
 }

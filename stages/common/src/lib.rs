@@ -11,6 +11,6 @@ pub mod runtime;
 pub mod slot_view;
 pub mod srs_cache;
 
-pub use job_spec::{JobSpec, SyntheticJob};
+pub use job_spec::{BG2Stage, JobSpec, SyntheticJob};
 pub use runtime::{StageArgs, StageRuntime};
 pub use srs_cache::SrsCache;

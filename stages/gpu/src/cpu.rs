@@ -6,13 +6,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use blstrs::Scalar as Fr;
-use cuzk_kernels::groth16::steps::{g1_msms, h_scalars, G1Sums};
+use cuzk_kernels::groth16::steps::{b_g2_msm, g1_msms, h_scalars};
 use cuzk_kernels::srs::SrsView;
 use cuzk_shm_layout::{Region, SlotClaim};
 use cuzk_stage_common::slot_view::{cast, msm_inputs, MsmInputs};
 use ff::Field;
 
-use crate::PartitionDevice;
+use crate::{PartitionDevice, PartitionSums, Steps};
 
 pub struct CpuDevice {
     /// Device memory stand-in: a, b, c of the largest domain seen.
@@ -37,7 +37,8 @@ impl PartitionDevice for CpuDevice {
         &mut self,
         claim: &SlotClaim<'_>,
         srs: &SrsView<'_>,
-    ) -> Result<(G1Sums, Vec<(&'static str, Duration)>)> {
+        b_g2: bool,
+    ) -> Result<(PartitionSums, Steps)> {
         let MsmInputs { shape, z, plans } = msm_inputs(claim, srs)?;
         let n = shape.domain_size();
         let started = Instant::now();
@@ -57,17 +58,21 @@ impl PartitionDevice for CpuDevice {
         let h = h_scalars(a, b, c, shape.domain_log2());
         let ntt = started.elapsed();
         let mut t = [Duration::ZERO; 4];
-        let sums = g1_msms(srs, h, z, plans, &mut t);
-        Ok((
-            sums,
-            vec![
-                ("upload", upload),
-                ("ntt", ntt),
-                ("msm_h", t[0]),
-                ("msm_l", t[1]),
-                ("msm_a", t[2]),
-                ("msm_b_g1", t[3]),
-            ],
-        ))
+        let g1 = g1_msms(srs, h, z, plans, &mut t);
+        let mut steps = vec![
+            ("upload", upload),
+            ("ntt", ntt),
+            ("msm_h", t[0]),
+            ("msm_l", t[1]),
+            ("msm_a", t[2]),
+            ("msm_b_g1", t[3]),
+        ];
+        let b_g2 = b_g2.then(|| {
+            let started = Instant::now();
+            let sum = b_g2_msm(srs, z, plans[2]);
+            steps.push(("msm_b_g2", started.elapsed()));
+            sum
+        });
+        Ok((PartitionSums { g1, b_g2 }, steps))
     }
 }

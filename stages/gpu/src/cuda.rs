@@ -1,20 +1,20 @@
 //! The CUDA device: our kernels through `cuzk_kernels::cuda::GpuProver`, which owns every
 //! allocation on its device (made once, when the first partition's parameters are known,
-//! and kept for every partition proved with the same parameters). The bases stay resident;
-//! each partition uploads only a, b, c, the assignment and the plans, by DMA straight from
-//! the arena, which is page-locked once.
+//! and kept for every partition proved with the same parameters). The bases stay resident
+//! (B_G2's too when the jobs put B_G2 here); each partition uploads only a, b, c, the
+//! assignment and the plans, by DMA straight from the arena, which is page-locked once.
 
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use blstrs::Scalar as Fr;
-use cuzk_kernels::cuda::{GpuError, GpuPartition, GpuProver};
-use cuzk_kernels::groth16::steps::G1Sums;
+use cuzk_kernels::cuda::{GpuError, GpuPartition, GpuProver, ResidentBases};
+use cuzk_kernels::groth16::steps::{b_g2_msm, G1Sums};
 use cuzk_kernels::srs::SrsView;
 use cuzk_shm_layout::{Arena, Region, SlotClaim};
 use cuzk_stage_common::slot_view::{cast, msm_inputs, MsmInputs};
 
-use crate::PartitionDevice;
+use crate::{PartitionDevice, PartitionSums, Steps};
 
 pub struct CudaDevice {
     ordinal: usize,
@@ -23,6 +23,9 @@ pub struct CudaDevice {
     /// The prover and the SRS it holds (identified by the address of its h points: one
     /// segment mapping per parameter file).
     prover: Option<(usize, GpuProver)>,
+    /// The SRS whose B_G2 bases did not fit on the device beside its G1 bases: for it,
+    /// B_G2 runs on this process's CPU threads instead (slow, but no job is lost).
+    b_g2_on_cpu: Option<usize>,
     /// The arena's mapping, page-locked on first use.
     arena: (*mut u8, usize),
     /// Set-up done inside the current partition's call (prover planned and the SRS
@@ -42,26 +45,40 @@ impl CudaDevice {
             max_domain_log2: shape.domain_log2,
             max_scalars: (shape.num_inputs + shape.num_aux) as usize,
             prover: None,
+            b_g2_on_cpu: None,
             arena: arena.mapping(),
             setup: Vec::new(),
         })
     }
 
-    fn prover_for(&mut self, srs: &SrsView<'_>) -> Result<&mut GpuProver, GpuError> {
+    /// The prover for `srs`, holding its B_G2 bases when `b_g2` (unless they did not fit).
+    fn prover_for(&mut self, srs: &SrsView<'_>, b_g2: bool) -> Result<&mut GpuProver, GpuError> {
         let key = srs.h.as_ptr() as usize;
-        if self.prover.as_ref().map(|(k, _)| *k) != Some(key) {
-            // New parameters: free the old plan first (one set of buffers at a time).
+        let want_g2 = b_g2 && self.b_g2_on_cpu != Some(key);
+        let fits = |(k, p): &(usize, GpuProver)| *k == key && (p.has_b_g2() || !want_g2);
+        if !self.prover.as_ref().is_some_and(fits) {
+            // New parameters (or B_G2 now wanted): free the old plan first (one set of
+            // buffers at a time).
             self.prover = None;
             let started = std::time::Instant::now();
-            let mut p = GpuProver::new(
-                self.ordinal,
-                self.max_domain_log2,
-                self.max_scalars,
-                srs.h,
-                srs.l,
-                srs.a,
-                srs.b_g1,
-            )?;
+            let bases = |b_g2| ResidentBases {
+                h: srs.h,
+                l: srs.l,
+                a: srs.a,
+                b_g1: srs.b_g1,
+                b_g2,
+            };
+            let (d, log, n) = (self.ordinal, self.max_domain_log2, self.max_scalars);
+            let mut p = match GpuProver::new(d, log, n, bases(want_g2.then_some(srs.b_g2))) {
+                Err(GpuError::OutOfMemory(why)) if want_g2 => {
+                    eprintln!(
+                        "cuzk-gpu: cuda:{d}: the B_G2 bases do not fit beside the G1 bases ({why}); B_G2 runs on this process's CPU threads"
+                    );
+                    self.b_g2_on_cpu = Some(key);
+                    GpuProver::new(d, log, n, bases(None))?
+                }
+                made => made?,
+            };
             self.setup.push(("setup_srs_upload", started.elapsed()));
             let started = std::time::Instant::now();
             // SAFETY: the arena mapping lives as long as this process's Arena (the whole
@@ -89,10 +106,18 @@ impl PartitionDevice for CudaDevice {
         &mut self,
         claim: &SlotClaim<'_>,
         srs: &SrsView<'_>,
-    ) -> Result<(G1Sums, Vec<(&'static str, Duration)>)> {
+        b_g2: bool,
+    ) -> Result<(PartitionSums, Steps)> {
         let MsmInputs { shape, z, plans } = msm_inputs(claim, srs)?;
         let [l, a_plan, b_plan] = plans;
         let n = shape.domain_size();
+        let ordinal = self.ordinal;
+        self.setup.clear();
+        let prover = self
+            .prover_for(srs, b_g2)
+            .map_err(DeviceError)
+            .with_context(|| format!("cuda:{ordinal}"))?;
+        let on_device = b_g2 && prover.has_b_g2();
         let partition = GpuPartition {
             domain_log2: shape.domain_log2(),
             a: &cast::<Fr>(claim.region(Region::EvalA))[..n],
@@ -102,12 +127,10 @@ impl PartitionDevice for CudaDevice {
             l,
             a_plan,
             b_plan,
+            b_g2: on_device,
         };
-        let ordinal = self.ordinal;
-        self.setup.clear();
-        let (r, t) = self
-            .prover_for(srs)
-            .and_then(|p| p.prove(&partition))
+        let (r, t) = prover
+            .prove(&partition)
             .map_err(DeviceError)
             .with_context(|| format!("cuda:{ordinal}"))?;
         let mut steps = std::mem::take(&mut self.setup);
@@ -119,15 +142,25 @@ impl PartitionDevice for CudaDevice {
             ("msm_a", t.msm_a),
             ("msm_b_g1", t.msm_b_g1),
         ]);
-        Ok((
-            G1Sums {
-                h: r.h,
-                l: r.l,
-                a: r.a,
-                b_g1: r.b_g1,
-            },
-            steps,
-        ))
+        let b_g2 = if on_device {
+            steps.push(("msm_b_g2", t.msm_b_g2));
+            r.b_g2
+        } else if b_g2 {
+            // The bases did not fit on the device (logged once when the prover was made).
+            let started = std::time::Instant::now();
+            let sum = b_g2_msm(srs, z, b_plan);
+            steps.push(("msm_b_g2_cpu", started.elapsed()));
+            Some(sum)
+        } else {
+            None
+        };
+        let g1 = G1Sums {
+            h: r.h,
+            l: r.l,
+            a: r.a,
+            b_g1: r.b_g1,
+        };
+        Ok((PartitionSums { g1, b_g2 }, steps))
     }
 }
 

@@ -5,7 +5,9 @@
 //! and writes the three plans into the slot's prep regions for the GPU stage. The scalars
 //! are already canonical (synthesis converts them out of Montgomery form as it seals the
 //! slot, so a host-prep process killed half way leaves its input intact for the redo).
-//! ΣB in G2 runs here on the CPU, beside the GPU's G1 work:
+//! ΣB in G2 runs here on the CPU, beside the GPU's G1 work, when the job says so
+//! (`JobSpec::b_g2`; by default only without GPUs: a GPU holding the B_G2 bases does it in
+//! a fraction of the time):
 //!   B_G2 = Σ_{j in B} z_j·[v_j(τ)]₂
 
 use std::time::{Duration, Instant};
@@ -26,16 +28,18 @@ pub struct PrepReport {
     pub a: PrepHeader,
     pub b: PrepHeader,
     pub plan: Duration,
-    /// None when it was left out (`SyntheticJob::skip_b_g2`).
+    /// None when this stage did not compute it (the gpu stage does, or a synthetic job
+    /// leaves it out).
     pub b_g2: Option<Duration>,
 }
 
-/// prep_msm and B_G2 for the partition in `claim`, against its proving key `srs`. With
-/// `skip_b_g2` (synthetic jobs measuring the GPU stage alone) B_G2 is left as the identity.
+/// prep_msm for the partition in `claim`, against its proving key `srs`, and B_G2 when
+/// `compute_b_g2`; otherwise B_G2 is left as the identity (the gpu stage overwrites it, or
+/// a synthetic job leaves it out).
 pub fn prep_slot(
     claim: &mut SlotClaim<'_>,
     srs: &SrsView<'_>,
-    skip_b_g2: bool,
+    compute_b_g2: bool,
 ) -> Result<PrepReport> {
     let shape = meta(claim);
     check_params(srs, &shape, densities(claim))?;
@@ -63,12 +67,12 @@ pub fn prep_slot(
     write_plan(pb, &plans.b);
     let plan = started.elapsed();
     let started = Instant::now();
-    let b_g2 = if skip_b_g2 {
-        write_b_g2(results, &G2Projective::identity());
-        None
-    } else {
+    let b_g2 = if compute_b_g2 {
         write_b_g2(results, &b_g2_msm(srs, z, plans.b.as_ref()));
         Some(started.elapsed())
+    } else {
+        write_b_g2(results, &G2Projective::identity());
+        None
     };
     let header = |p: &cuzk_kernels::msm::MsmPlan| PrepHeader {
         ones: p.ones.len() as u64,

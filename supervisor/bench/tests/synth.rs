@@ -28,6 +28,7 @@ fn synth(
     jobs: u32,
     partitions: u32,
     extra: &[&str],
+    run_extra: &[&str],
 ) -> std::process::Output {
     Command::new(bins.join("cuzk-bench"))
         .args(["synth", "--shape", "tiny", "--json", "--timeout", "240"])
@@ -42,6 +43,7 @@ fn synth(
         .arg(data)
         .args(["--", "--slots", "2", "--arena-dir"])
         .arg(shm)
+        .args(run_extra)
         .output()
         .unwrap()
 }
@@ -68,7 +70,7 @@ fn synthetic_jobs_run_through_every_stage_and_write_no_proof() {
     // A C1-looking file dropped into a synthetic instance: refused, with the reason.
     std::fs::write(data.join("incoming/real.json"), br#"{"SectorNum": 5}"#).unwrap();
 
-    let out = synth(&bins, &data, &shm, 2, 3, &[]);
+    let out = synth(&bins, &data, &shm, 2, 3, &[], &[]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -168,24 +170,45 @@ fn synthetic_jobs_run_through_every_stage_and_write_no_proof() {
         "{left:?}"
     );
 
-    // --skip-b-g2: host-prep leaves B_G2 out (no msm_b_g2 step), the job still completes.
+    // Where B_G2 is computed shows in the timeline: host-prep by default without GPUs (the
+    // first run), the gpu stage with `--b-g2-msm gpu`, nowhere with --skip-b-g2 (the jobs
+    // still complete).
+    let b_g2_steps = |data: &Path| {
+        let log = std::fs::read_dir(data)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().ends_with(".timeline.jsonl"))
+            .unwrap();
+        let (events, _) = read_log(&log).unwrap();
+        let count = |stage: &str| {
+            let ends: Vec<_> = events.iter().filter(|e| e.event == stage).collect();
+            let with = ends
+                .iter()
+                .filter(|e| {
+                    serde_json::to_value(e).unwrap()["steps_ms"]
+                        .get("msm_b_g2")
+                        .is_some()
+                })
+                .count();
+            (ends.len(), with)
+        };
+        (count(names::PREP_END), count(names::GPU_END))
+    };
+    assert_eq!(b_g2_steps(&data), ((6, 6), (6, 0)));
     let data2 = dir.path().join("data2");
-    let out = synth(&bins, &data2, &shm, 1, 2, &["--skip-b-g2"]);
+    let out = synth(&bins, &data2, &shm, 1, 2, &[], &["--b-g2-msm", "gpu"]);
     assert!(out.status.success());
-    let log2 = std::fs::read_dir(&data2)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.to_string_lossy().ends_with(".timeline.jsonl"))
-        .unwrap();
-    let (events2, _) = read_log(&log2).unwrap();
-    let preps: Vec<_> = events2
-        .iter()
-        .filter(|e| e.event == names::PREP_END)
-        .collect();
-    assert_eq!(preps.len(), 2);
-    for e in preps {
-        let steps = serde_json::to_value(e).unwrap()["steps_ms"].clone();
-        assert!(steps.get("prep_msm").is_some(), "{steps}");
-        assert!(steps.get("msm_b_g2").is_none(), "{steps}");
-    }
+    assert_eq!(b_g2_steps(&data2), ((2, 0), (2, 2)));
+    let data3 = dir.path().join("data3");
+    let out = synth(
+        &bins,
+        &data3,
+        &shm,
+        1,
+        2,
+        &["--skip-b-g2"],
+        &["--b-g2-msm", "gpu"],
+    );
+    assert!(out.status.success());
+    assert_eq!(b_g2_steps(&data3), ((2, 0), (2, 0)));
 }

@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::overrides::{sector_size_arg, SECTOR_SIZES};
 use super::{
-    env_var, Config, ConfigError, Origin, RestartPolicy, StageConfig, StageKind,
+    env_var, BG2Choice, Config, ConfigError, Origin, RestartPolicy, StageConfig, StageKind,
     DEFAULT_PARAM_CACHE, KEYS,
 };
 use crate::placement::MemoryPolicy;
@@ -26,6 +26,14 @@ impl<'de> Deserialize<'de> for SectorSize {
         parse_sector_size(&text)
             .map(SectorSize)
             .ok_or_else(|| serde::de::Error::custom(format!("{text:?}: {SECTOR_SIZES}")))
+    }
+}
+
+impl<'de> Deserialize<'de> for BG2Choice {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse()
+            .map_err(|e: String| serde::de::Error::custom(format!("{text:?}: {e}")))
     }
 }
 
@@ -48,6 +56,7 @@ pub(super) struct Layer {
     pub(super) sector_size: Option<SectorSize>,
     pub(super) trust_params: Option<bool>,
     pub(super) timeline: Option<PathBuf>,
+    pub(super) b_g2_msm: Option<BG2Choice>,
     #[serde(default)]
     pub(super) stages: StagesLayer,
     #[serde(default)]
@@ -140,6 +149,7 @@ impl Layer {
                 });
             }
             "timeline" => self.timeline = Some(text.into()),
+            "b_g2_msm" => self.b_g2_msm = Some(text.parse()?),
             "restart.initial_backoff_ms" => self.restart.initial_backoff_ms = Some(num(text)?),
             "restart.max_backoff_ms" => self.restart.max_backoff_ms = Some(num(text)?),
             "restart.reset_after_s" => self.restart.reset_after_s = Some(num(text)?),
@@ -216,6 +226,7 @@ impl Layers {
         o.take("sector_size", &mut m.sector_size, layer.sector_size);
         o.take("trust_params", &mut m.trust_params, layer.trust_params);
         o.take("timeline", &mut m.timeline, layer.timeline);
+        o.take("b_g2_msm", &mut m.b_g2_msm, layer.b_g2_msm);
         let (into, from) = (&mut m.restart, layer.restart);
         o.take(
             "restart.initial_backoff_ms",
@@ -335,6 +346,7 @@ impl Layers {
             slots,
             sector_size: m.sector_size.map_or(2048, |s| s.0),
             trust_params: m.trust_params.unwrap_or(false),
+            b_g2_msm: m.b_g2_msm.unwrap_or(BG2Choice::Auto).resolve(gpus_found),
             stages,
             restart,
         })

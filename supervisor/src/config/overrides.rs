@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use cuzk_c1::proof_type::parse_sector_size;
 
 use super::layer::{Layer, RestartLayer, SectorSize, StageLayer, StagesLayer};
+use super::BG2Choice;
 use crate::placement::MemoryPolicy;
 use crate::topology::CpuList;
 
@@ -27,6 +28,9 @@ pub struct Overrides {
     pub trust_params: Option<bool>,
     #[arg(long, value_name = "FILE")]
     pub timeline: Option<PathBuf>,
+    /// auto, gpu or host_prep.
+    #[arg(long, value_name = "STAGE")]
+    pub b_g2_msm: Option<BG2Choice>,
 
     #[arg(long, value_name = "N")]
     pub synthesis_count: Option<u32>,
@@ -105,6 +109,7 @@ impl Overrides {
             sector_size: o.sector_size.map(SectorSize),
             trust_params: o.trust_params,
             timeline: o.timeline,
+            b_g2_msm: o.b_g2_msm,
             stages: StagesLayer {
                 synthesis: stage(
                     o.synthesis_count,

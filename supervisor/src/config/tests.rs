@@ -62,6 +62,29 @@ fn gpu_count_defaults_to_the_gpus_found() {
 }
 
 #[test]
+fn b_g2_goes_to_the_gpus_when_there_are_any() {
+    use cuzk_stage_common::BG2Stage;
+    let load = |gpus, args: &[&str]| {
+        Config::load_with_gpus(None, &no_env, &flags(args), gpus)
+            .unwrap()
+            .b_g2_msm
+    };
+    assert_eq!(load(0, &[]), BG2Stage::HostPrep);
+    assert_eq!(load(2, &[]), BG2Stage::Gpu);
+    assert_eq!(load(2, &["--b-g2-msm", "host_prep"]), BG2Stage::HostPrep);
+    assert_eq!(load(0, &["--b-g2-msm", "gpu"]), BG2Stage::Gpu);
+    assert_eq!(load(0, &["--b-g2-msm", "auto"]), BG2Stage::HostPrep);
+    let env = env_of(&[("CUZK_B_G2_MSM", "cpu")]);
+    let err = Config::load_with_gpus(None, &env, &Overrides::default(), 0)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("CUZK_B_G2_MSM") && err.contains("cpu") && err.contains("host_prep"),
+        "{err}"
+    );
+}
+
+#[test]
 fn an_empty_variable_is_unset() {
     let env = env_of(&[("CUZK_SLOTS", ""), ("CUZK_DATA_DIR", " ")]);
     let config = Config::load_with_gpus(None, &env, &Overrides::default(), 0).unwrap();
@@ -158,6 +181,7 @@ fn every_key_has_a_variable_and_a_flag() {
             k if k.ends_with("memory_policy") => "bind",
             "sector_size" => "2KiB",
             "trust_params" => "true",
+            "b_g2_msm" => "host_prep",
             _ => "1",
         };
         layer

@@ -7,7 +7,7 @@ pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Resu
     // Bases: synthetic on the device, copied back for the CPU references.
     let n_bases = 1usize << max_msm_log;
     let t = Instant::now();
-    let (mut gen, _) = GpuProver::new_synthetic(0, 20, 1 << 16, [n_bases, 0, 0, 0], seed)?;
+    let (mut gen, _) = GpuProver::new_synthetic(0, 20, 1 << 16, [n_bases, 0, 0, 0], false, seed)?;
     let mut bases = gen.download_bases(BaseSet::H, n_bases)?;
     drop(gen);
     let t_bases = ms(t.elapsed());
@@ -21,10 +21,13 @@ pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Resu
         0,
         max_log,
         n_bases.max(1 << 16),
-        &bases,
-        &lb,
-        &bases[..1 << 16],
-        &bases[..1 << 12],
+        ResidentBases {
+            h: &bases,
+            l: &lb,
+            a: &bases[..1 << 16],
+            b_g1: &bases[..1 << 12],
+            b_g2: None,
+        },
     )?;
     println!("device: {}", gpu.describe());
     rep.row(
@@ -260,6 +263,11 @@ pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Resu
     }
     bases.truncate(1 << 17);
     drop(gpu);
+    // B_G2 bases for the whole-partition checks, with the edge cases of the L vector.
+    let mut g2_bases = synthetic::random_g2_bases(1 << 17, seed ^ 0x6232);
+    g2_bases[5] = G2Affine::identity();
+    g2_bases[7] = g2_bases[3];
+    g2_bases[9] = -g2_bases[3];
 
     // A whole partition through prove() against the CPU path.
     for log in [14u32, 17] {
@@ -277,12 +285,17 @@ pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Resu
             0,
             log,
             part.scalars.len(),
-            &bases[..ch],
-            &bases[1..cl + 1],
-            &bases[2..ca + 2],
-            &bases[3..cb + 3],
+            ResidentBases {
+                h: &bases[..ch],
+                l: &bases[1..cl + 1],
+                a: &bases[2..ca + 2],
+                b_g1: &bases[3..cb + 3],
+                b_g2: Some(&g2_bases[..cb]),
+            },
         )?;
-        let (r, t) = p.prove(&part.as_gpu())?;
+        let (r, t) = p.prove(&part.as_gpu(true))?;
+        // The same prover without B_G2 leaves it out (the gpu stage's choice per slot).
+        let (r_no_g2, _) = p.prove(&part.as_gpu(false))?;
         let tc = Instant::now();
         let (mut a, mut b, mut c) = (part.a.clone(), part.b.clone(), part.c.clone());
         quotient_in_place(&mut a, &mut b, &mut c, &Domain::new(log));
@@ -296,14 +309,21 @@ pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Resu
         let want_l = part.l.execute(&bases[1..cl + 1], &part.scalars);
         let want_a = part.a_plan.execute(&bases[2..ca + 2], &part.scalars);
         let want_b = part.b_plan.execute(&bases[3..cb + 3], &part.scalars);
+        let want_b_g2 = part.b_plan.execute(&g2_bases[..cb], &part.scalars);
         let tcpu = ms(tc.elapsed());
-        let ok = r.h == want_h && r.l == want_l && r.a == want_a && r.b_g1 == want_b;
+        let g2_ok = r.b_g2 == Some(want_b_g2);
+        let skip_ok = r_no_g2.b_g2.is_none() && r_no_g2.b_g1 == want_b;
+        let ok =
+            r.h == want_h && r.l == want_l && r.a == want_a && r.b_g1 == want_b && g2_ok && skip_ok;
         let detail = format!(
-            "h {} l {} a {} b {}",
+            "h {} l {} a {} b {} b_g2 {} ({:.1} ms) without b_g2 {}",
             r.h == want_h,
             r.l == want_l,
             r.a == want_a,
-            r.b_g1 == want_b
+            r.b_g1 == want_b,
+            g2_ok,
+            ms(t.msm_b_g2),
+            skip_ok
         );
         rep.row(
             &format!("prove() partition 2^{log} vs CPU"),

@@ -16,7 +16,7 @@ pub(crate) fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
     let t_part = ms(t.elapsed());
     let counts = part.base_counts;
     let (mut gpu, t_srs) =
-        GpuProver::new_synthetic(0, 27, part.scalars.len().max(1 << 27), counts, seed)?;
+        GpuProver::new_synthetic(0, 27, part.scalars.len().max(1 << 27), counts, true, seed)?;
     println!("device: {}", gpu.describe());
     rep.row(
         "synthetic 32GiB partition (host)",
@@ -34,7 +34,7 @@ pub(crate) fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
         ),
     );
     rep.row(
-        "synthetic SRS on GPU (h,l,a,b_g1)",
+        "synthetic SRS on GPU (h,l,a,b_g1,b_g2)",
         None,
         ms(t_srs),
         0.0,
@@ -123,21 +123,24 @@ pub(crate) fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
         );
     }
     drop(s);
-    for run in 0..2 {
-        let (_, t) = gpu.prove(&part.as_gpu())?;
+    // Without B_G2 (host-prep computes it) and with it (the gpu stage's default on CUDA).
+    for (run, b_g2) in [(0, false), (1, false), (0, true), (1, true)] {
+        let (_, t) = gpu.prove(&part.as_gpu(b_g2))?;
+        let with = if b_g2 { " + B_G2" } else { "" };
         rep.row(
-            &format!("32GiB partition prove() run {run}"),
+            &format!("32GiB partition prove(){with} run {run}"),
             None,
             ms(t.total),
             0.0,
             &format!(
-                "upload {:.0} ntt {:.0} H {:.0} L {:.0} A {:.0} B {:.0} finish {:.0}",
+                "upload {:.0} ntt {:.0} H {:.0} L {:.0} A {:.0} B {:.0} B_G2 {:.0} finish {:.0}",
                 ms(t.upload),
                 ms(t.ntt),
                 ms(t.msm_h),
                 ms(t.msm_l),
                 ms(t.msm_a),
                 ms(t.msm_b_g1),
+                ms(t.msm_b_g2),
                 ms(t.finish)
             ),
         );
@@ -152,7 +155,7 @@ pub(crate) fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
 pub(crate) fn msm_variants(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
     use msm::{AccumulateBuild as B, Chunking as C};
     let n27 = (1usize << 27) - 1;
-    let (mut gpu, _) = GpuProver::new_synthetic(0, 27, 1 << 27, [n27, 1 << 26, 0, 0], seed)?;
+    let (mut gpu, _) = GpuProver::new_synthetic(0, 27, 1 << 27, [n27, 1 << 26, 0, 0], false, seed)?;
     println!("device: {}", gpu.describe());
     let s = rand_scalars(n27, seed ^ 78);
     let ones: Vec<u32> = (0..1u32 << 26).collect();
@@ -229,7 +232,8 @@ pub(crate) fn msm_variants(seed: u64, rep: &mut Report) -> Result<(), GpuError> 
 /// checked equal to the size-chosen width's.
 pub(crate) fn sweep(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
     let max = 22u32;
-    let (mut gpu, _) = GpuProver::new_synthetic(0, max, 1 << max, [1 << max, 0, 0, 0], seed)?;
+    let (mut gpu, _) =
+        GpuProver::new_synthetic(0, max, 1 << max, [1 << max, 0, 0, 0], false, seed)?;
     let s = rand_scalars(1 << max, seed ^ 9);
     for log in [14u32, 16, 18, 20, 22] {
         let n = 1usize << log;

@@ -13,7 +13,15 @@ pub(crate) fn start(rep: &mut Report) -> Result<(), GpuError> {
     let t_nvrtc = ms(t.elapsed());
     let g = G1Affine::generator();
     let bases = vec![g; 1 << 10];
-    let gpu = GpuProver::new(0, 10, 1 << 10, &bases, &bases, &bases, &bases)?;
+    let g2 = vec![G2Affine::generator(); 1 << 10];
+    let all = ResidentBases {
+        h: &bases,
+        l: &bases,
+        a: &bases,
+        b_g1: &bases,
+        b_g2: Some(&g2),
+    };
+    let gpu = GpuProver::new(0, 10, 1 << 10, all)?;
     let total = ms(t.elapsed());
     let how = match std::env::var("CUZK_KERNELS_LOAD").as_deref() {
         Ok("ptx") => "NVRTC PTX, driver JIT",

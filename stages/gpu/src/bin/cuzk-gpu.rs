@@ -1,5 +1,5 @@
 //! The GPU stage process: one per device. Takes prepped slots, computes H and the G1
-//! MSMs, and hands the slot to the epilogue.
+//! MSMs (and B_G2 when the job puts it here), and hands the slot to the epilogue.
 
 use std::process::ExitCode;
 
@@ -9,7 +9,7 @@ use cuzk_gpu::{prove_slot, CpuDevice, CudaDevice, DeviceError, PartitionDevice};
 use cuzk_shm_layout::timeline::names;
 use cuzk_shm_layout::{At, SlotState, Stage};
 use cuzk_stage_common::pass_through::{live_job, ms};
-use cuzk_stage_common::{JobSpec, SrsCache, StageArgs, StageRuntime};
+use cuzk_stage_common::{BG2Stage, JobSpec, SrsCache, StageArgs, StageRuntime};
 
 #[derive(Parser)]
 #[command(
@@ -50,7 +50,10 @@ fn run(args: Args) -> Result<()> {
         let proved = job
             .decode_job::<JobSpec>()
             .map_err(anyhow::Error::from)
-            .and_then(|spec| prove_slot(device.as_mut(), &mut claim, &srs.for_job(&spec)?));
+            .and_then(|spec| {
+                let b_g2 = spec.b_g2_in(BG2Stage::Gpu);
+                prove_slot(device.as_mut(), &mut claim, &srs.for_job(&spec)?, b_g2)
+            });
         match proved {
             Ok(steps) => {
                 let steps: Vec<(&str, f64)> = steps.iter().map(|(k, d)| (*k, ms(*d))).collect();

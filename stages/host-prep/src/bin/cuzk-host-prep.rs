@@ -1,5 +1,5 @@
-//! The host-prep stage process: prep_msm and B_G2 for each synthesized slot, then the
-//! slot goes to the GPU stage.
+//! The host-prep stage process: prep_msm (and B_G2, when the job puts it here) for each
+//! synthesized slot, then the slot goes to the GPU stage.
 
 use std::process::ExitCode;
 
@@ -9,7 +9,7 @@ use cuzk_host_prep::prep_slot;
 use cuzk_shm_layout::timeline::names;
 use cuzk_shm_layout::{At, SlotState, Stage};
 use cuzk_stage_common::pass_through::{live_job, ms};
-use cuzk_stage_common::{JobSpec, SrsCache, StageArgs, StageRuntime};
+use cuzk_stage_common::{BG2Stage, JobSpec, SrsCache, StageArgs, StageRuntime};
 
 #[derive(Parser)]
 #[command(
@@ -39,8 +39,8 @@ fn run(args: Args) -> Result<()> {
             .decode_job::<JobSpec>()
             .map_err(anyhow::Error::from)
             .and_then(|spec| {
-                let skip_b_g2 = spec.synthetic.as_ref().is_some_and(|s| s.skip_b_g2);
-                prep_slot(&mut claim, &srs.for_job(&spec)?, skip_b_g2)
+                let b_g2 = spec.b_g2_in(BG2Stage::HostPrep);
+                prep_slot(&mut claim, &srs.for_job(&spec)?, b_g2)
             });
         match prepped {
             Ok(report) => {
