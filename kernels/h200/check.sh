@@ -10,7 +10,7 @@
 #   msm          the MSM's accumulation variants side by side (chunking, register caps),
 #                MSM and NTT 2^20 against the CPU, NTT 2^27
 #   sweep        MSM time by window width
-#   msm-g2       the B_G2 MSM (GpuG2Msm: not yet wired into the prover) against the CPU:
+#   msm-g2       the B_G2 MSM alone (GpuG2Msm; the prover's B_G2 is in correctness/scale) against the CPU:
 #                Fp2 and G2 layers, MSMs 2^10..2^MSM_MAX, every width, a plan with edge
 #                cases, then the 32 GiB B_G2 shape (~3.3 M terms + ~14.9 M ones) timed
 #                against the CPU path on CUZK_G2_CPU_THREADS (default 6) threads

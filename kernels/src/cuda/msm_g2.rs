@@ -6,9 +6,9 @@
 //! B_G1 sum takes (`PlanRef` from prep_msm): B_G1 and B_G2 have one base per B-variable, in
 //! the same order, so the same [base, scalar] terms and ones index both vectors.
 //!
-//! **Not yet run on a device, and not wired into `GpuProver::prove`**: `cuzk-gpu-check
-//! msm-g2` checks it against the CPU and times it (docs/gpu.md says how to run it). Until
-//! that has passed on a GPU, the pipeline keeps the CPU B_G2 (`cuzk_kernels::msm`).
+//! The prover computes B_G2 itself (`GpuProver::prove` with `GpuPartition::b_g2`, the same
+//! kernels and launch sequence in its own allocation); this standalone form is what
+//! `cuzk-gpu-check msm-g2` checks against the CPU and times (docs/gpu.md).
 //!
 //! ```no_run
 //! # use cuzk_kernels::cuda::{GpuG2Msm, GpuError};
