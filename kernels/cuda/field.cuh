@@ -1,6 +1,6 @@
 // Layer 1: Montgomery arithmetic over a prime field, 32-bit limbs, little-endian.
-// A field is a parameter struct P with N (limbs), INV = -p^{-1} mod 2^32 and mod(i), the
-// i-th limb of p. Elements are kept fully reduced (< p), in Montgomery form x·R mod p,
+// A field is a parameter struct P with N (limbs), INV = -p^{-1} mod 2^32 (inv() returns it,
+// as fe_mul reads it) and mod(i), the i-th limb of p. Elements are kept fully reduced (< p), in Montgomery form x·R mod p,
 // R = 2^{32N}: the same bits blst/blstrs keep in memory, so buffers are shared as they lie.
 // Knows nothing of curves.
 
@@ -179,7 +179,7 @@ __device__ __forceinline__ void fe_mul(u32* r, const u32* a, const u32* b) {
     u32* o = (i & 1) ? x : y;
     // t += m·p, m = e_0·(-p^{-1}) mod 2^32. The odd chain first: its carry out of position
     // N + 1 is zero; the even chain's (position N) goes into o's top limb.
-    const u32 m = e[0] * P::INV;
+    const u32 m = e[0] * P::inv();
     mad2_cc(o[0], o[1], m, P::mod(1), o[0], o[1], cy);
 #pragma unroll
     for (int j = 2; j < N; j += 2) madc2_cc(o[j], o[j + 1], m, P::mod(j + 1), o[j], o[j + 1], cy);
