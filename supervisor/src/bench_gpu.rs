@@ -131,6 +131,7 @@ impl CircuitsVisitor for Compare<'_> {
                 a_plan: plans.a.as_ref(),
                 b_plan: plans.b.as_ref(),
                 b_g2: true,
+                bases: None,
             };
             let mut best: Option<(
                 cuzk_kernels::cuda::GpuResults,

@@ -11,11 +11,13 @@
 mod device;
 mod error;
 pub mod layout;
+pub mod memory_plan;
 pub mod msm;
 pub mod msm_g2;
 mod ntt;
 mod prover;
 pub mod source;
+pub mod stream;
 pub mod synthetic;
 
 pub use error::GpuError;

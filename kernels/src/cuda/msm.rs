@@ -193,7 +193,7 @@ impl Windows {
 
 /// Device workspace of the MSMs over one curve, sized for up to `max_terms` terms.
 pub(crate) struct MsmWork {
-    curve: Curve,
+    pub(crate) curve: Curve,
     digits: DevBuf,
     sorted: DevBuf,
     counts: DevBuf,

@@ -11,10 +11,12 @@ use cudarc::driver::sys::CUdeviceptr;
 
 use super::device::{self, DevBuf, Device, Event};
 use super::layout::{
-    Xyzz, Xyzz2, AFFINE_BYTES, FR_BYTES, G2_AFFINE_BYTES, XYZZ2_BYTES, XYZZ_BYTES,
+    DeviceXyzz, Xyzz, Xyzz2, AFFINE_BYTES, FR_BYTES, G2_AFFINE_BYTES, XYZZ2_BYTES, XYZZ_BYTES,
 };
+use super::memory_plan::{gib, MemoryPlan, SLOT};
 use super::msm::{self, Curve, MsmWork, Windows, MAX_WINDOWS};
 use super::ntt::{self, NttTables};
+use super::stream::{self, StreamBuffers};
 use super::GpuError;
 use crate::msm::scalars::Limbs;
 use crate::msm::PlanRef;
@@ -33,6 +35,9 @@ pub struct GpuPartition<'a> {
     pub b_plan: PlanRef<'a>,
     /// Also compute B_G2 (with `b_plan`); needs the prover made with B_G2 bases.
     pub b_g2: bool,
+    /// The proving key's bases on the host: read by a prover that streams them
+    /// (`GpuProver::streams_bases`); None for a resident one.
+    pub bases: Option<ResidentBases<'a>>,
 }
 
 /// The proving key's base vectors a prover keeps resident: H, L, A, B_G1 always; B_G2 when
@@ -92,30 +97,21 @@ pub enum BaseSet {
 /// What [`GpuProver::layer_check`] returns: Fr products, Fp products, G1 sums.
 pub type LayerOutputs = (Vec<Fr>, Vec<blstrs::Fp>, Vec<G1Projective>);
 
-/// Slots of the result region: per MSM (H, L, A, B_G1), W window sums then the ones sum.
-const SLOT: usize = MAX_WINDOWS + 1;
-
-/// The B_G2 part of a prover: resident G2 bases, a G2 workspace (its buckets are twice the
-/// G1 size, so it is not shared with the G1 one) and its result slots.
+/// The B_G2 part of a prover: the G2 bases (resident, or empty when streamed), a G2
+/// workspace (its buckets are twice the G1 size, so it is not shared with the G1 one) and
+/// its result slots.
 struct G2Part {
     bases: DevBuf,
     work: MsmWork,
     results: DevBuf,
 }
 
-/// Device bytes of a [`G2Part`] for `count` bases (zero for none).
-fn g2_part_bytes(count: usize) -> usize {
-    if count == 0 {
-        return 0;
-    }
-    count * G2_AFFINE_BYTES + MsmWork::bytes_for(Curve::G2, count) + SLOT * XYZZ2_BYTES + 3 * 256
-}
-
 pub struct GpuProver {
-    max_log: u32,
-    max_scalars: usize,
+    plan: MemoryPlan,
+    /// H, L, A, B_G1 on the device (empty when the plan streams them).
     bases: [DevBuf; 4],
-    base_counts: [usize; 4],
+    /// The staging buffers when the plan streams the bases.
+    stream: Option<StreamBuffers>,
     /// a, b, c and the scratch buffer of the NTTs.
     abc: [DevBuf; 4],
     scalars: DevBuf,
@@ -123,6 +119,7 @@ pub struct GpuProver {
     plans: [DevBuf; 3],
     tables: NttTables,
     work: MsmWork,
+    /// The G1 MSMs' result slots, SLOT per piece.
     results: DevBuf,
     g2: Option<G2Part>,
     ev: [Event; 12],
@@ -137,36 +134,86 @@ pub struct GpuProver {
 // keep one thread at a time.
 unsafe impl Send for GpuProver {}
 
-/// Bytes the device needs for these sizes (everything `new` allocates); `g2_count` B_G2
-/// bases (0: B_G2 stays on the CPU).
+/// Bytes the device needs for these sizes with every base vector resident (everything
+/// `new` allocates when they fit); `g2_count` B_G2 bases (0: B_G2 stays on the CPU).
 pub fn plan_bytes(
     max_log: u32,
     max_scalars: usize,
     base_counts: [usize; 4],
     g2_count: usize,
 ) -> usize {
-    let n = 1usize << max_log;
-    let max_terms = n.max(base_counts.iter().copied().max().unwrap_or(0));
-    base_counts.iter().sum::<usize>() * AFFINE_BYTES
-        + 4 * n * FR_BYTES
-        + max_scalars * FR_BYTES
-        + base_counts[1..].iter().map(|c| c * 12).sum::<usize>()
-        + ntt::tables_bytes(max_log)
-        + MsmWork::bytes(max_terms)
-        + 4 * SLOT * XYZZ_BYTES
-        + 32 * 256
-        + g2_part_bytes(g2_count)
+    MemoryPlan::resident(max_log, max_scalars, base_counts, g2_count).bytes()
+}
+
+/// How `allocate` plans: the resident plan when it fits (in `limit` bytes, if given) else
+/// streaming with the largest buffers that fit; or streaming through buffers of this size.
+pub(crate) enum Planning {
+    Fit { limit: Option<usize> },
+    Stream(usize),
+}
+
+/// One MSM of `prove`: which bases, the plan (None: dense over `dense_scalars`), where its
+/// plan and scalars lie on the device, and the host bases it streams from.
+struct SumSpec<'p, T> {
+    bases: DevBuf,
+    count: usize,
+    plan: Option<(PlanRef<'p>, CUdeviceptr, CUdeviceptr)>,
+    scalars: CUdeviceptr,
+    host: Option<&'p [T]>,
 }
 
 impl GpuProver {
     /// Opens device `ordinal`, compiles the kernels, plans and allocates every buffer for
     /// partitions up to 2^max_domain_log2 / max_scalars, and uploads the base vectors once
-    /// (resident).
+    /// (resident) when they fit; otherwise plans to stream them (`GpuPartition::bases`).
     pub fn new(
         ordinal: usize,
         max_domain_log2: u32,
         max_scalars: usize,
         bases: ResidentBases<'_>,
+    ) -> Result<Self, GpuError> {
+        Self::with_memory_limit(ordinal, max_domain_log2, max_scalars, bases, None)
+    }
+
+    /// A prover that streams its bases through two buffers of `stream_bytes` whatever the
+    /// device holds (checks of the streaming path on small sizes and many pieces).
+    pub fn streaming(
+        ordinal: usize,
+        max_domain_log2: u32,
+        max_scalars: usize,
+        bases: ResidentBases<'_>,
+        stream_bytes: usize,
+    ) -> Result<Self, GpuError> {
+        Self::build(
+            ordinal,
+            max_domain_log2,
+            max_scalars,
+            bases,
+            None,
+            Some(stream_bytes),
+        )
+    }
+
+    /// `new` using at most `limit` bytes of device memory (None: what is free less 512 MiB):
+    /// leaves room for other users of the device, and lets a device that holds the whole
+    /// proving key check and time the streaming path.
+    pub fn with_memory_limit(
+        ordinal: usize,
+        max_domain_log2: u32,
+        max_scalars: usize,
+        bases: ResidentBases<'_>,
+        limit: Option<usize>,
+    ) -> Result<Self, GpuError> {
+        Self::build(ordinal, max_domain_log2, max_scalars, bases, limit, None)
+    }
+
+    fn build(
+        ordinal: usize,
+        max_domain_log2: u32,
+        max_scalars: usize,
+        bases: ResidentBases<'_>,
+        limit: Option<usize>,
+        stream_bytes: Option<usize>,
     ) -> Result<Self, GpuError> {
         let g2_count = match bases.b_g2 {
             Some(g2) if g2.len() != bases.b_g1.len() => {
@@ -179,22 +226,34 @@ impl GpuProver {
             Some(g2) => g2.len(),
             None => 0,
         };
+        let how = match stream_bytes {
+            Some(b) => Planning::Stream(b),
+            None => Planning::Fit { limit },
+        };
         let p = Self::allocate(
             ordinal,
             max_domain_log2,
             max_scalars,
             bases.g1_counts(),
             g2_count,
+            how,
         )?;
-        for (buf, v) in p.bases.iter().zip([bases.h, bases.l, bases.a, bases.b_g1]) {
-            p.dev.upload(buf.ptr, buf.bytes, v, p.dev.copy)?;
-        }
-        if let (Some(part), Some(g2)) = (&p.g2, bases.b_g2) {
-            p.dev
-                .upload(part.bases.ptr, part.bases.bytes, g2, p.dev.copy)?;
+        if p.stream.is_none() {
+            for (buf, v) in p.bases.iter().zip([bases.h, bases.l, bases.a, bases.b_g1]) {
+                p.dev.upload(buf.ptr, buf.bytes, v, p.dev.copy)?;
+            }
+            if let (Some(part), Some(g2)) = (&p.g2, bases.b_g2) {
+                p.dev
+                    .upload(part.bases.ptr, part.bases.bytes, g2, p.dev.copy)?;
+            }
         }
         p.dev.sync(p.dev.copy)?;
         Ok(p)
+    }
+
+    /// Whether the bases stream from the host on every partition (they did not fit).
+    pub fn streams_bases(&self) -> bool {
+        self.stream.is_some()
     }
 
     /// Whether this prover holds B_G2 bases (can compute B_G2).
@@ -202,41 +261,72 @@ impl GpuProver {
         self.g2.is_some()
     }
 
-    /// Like `new` with bases made on the device (`synthetic::generate_bases`).
+    /// Opens the device and carves every buffer (the bases are uploaded by the caller, or
+    /// made on the device by `new_synthetic`, or streamed).
     pub(crate) fn allocate(
         ordinal: usize,
         max_log: u32,
         max_scalars: usize,
         counts: [usize; 4],
         g2_count: usize,
+        how: Planning,
     ) -> Result<Self, GpuError> {
         if max_log > 31 || counts.iter().any(|&c| c >= 1 << 31) {
             return Err(GpuError::TooLarge("indices are 31-bit".into()));
         }
         let mut dev = device::open(ordinal)?;
-        let need = plan_bytes(max_log, max_scalars, counts, g2_count);
         let (free, total) = dev.mem_info()?;
-        // Keep 512 MiB for the driver and module.
-        if need + (512 << 20) > free {
-            return Err(GpuError::OutOfMemory(format!(
-                "need {:.1} GiB for 2^{max_log} domain, {max_scalars} scalars and resident bases ({g2_count} of them G2); {:.1} GiB free of {:.1} (streaming bases is not implemented)",
-                gib(need), gib(free), gib(total)
-            )));
+        // Keep 512 MiB for the driver, the module and the kernels' local memory.
+        let budget = free.saturating_sub(512 << 20);
+        let plan = match how {
+            Planning::Fit { limit } => {
+                let budget = budget.min(limit.unwrap_or(usize::MAX));
+                MemoryPlan::choose(max_log, max_scalars, counts, g2_count, budget)
+            }
+            Planning::Stream(bytes) => {
+                let plan = MemoryPlan {
+                    stream_bytes: Some(bytes),
+                    ..MemoryPlan::resident(max_log, max_scalars, counts, g2_count)
+                };
+                if plan.bytes() <= budget {
+                    Ok(plan)
+                } else {
+                    Err(format!("need {:.1} GiB", gib(plan.bytes())))
+                }
+            }
         }
-        dev.allocate(need)?;
-        let bases = counts.map(|c| dev.carve(c * AFFINE_BYTES));
+        .map_err(|why| {
+            GpuError::OutOfMemory(format!(
+                "2^{max_log} domain, {max_scalars} scalars, {g2_count} B_G2 bases: {why} ({:.1} GiB free of {:.1})",
+                gib(free),
+                gib(total)
+            ))
+        })?;
+        dev.allocate(plan.bytes())?;
+        let empty = DevBuf { ptr: 0, bytes: 0 };
+        let (bases, stream) = match plan.stream_bytes {
+            None => (counts.map(|c| dev.carve(c * AFFINE_BYTES)), None),
+            Some(s) => {
+                let bufs = [dev.carve(s), dev.carve(s)];
+                ([empty; 4], Some(StreamBuffers::new(&dev, bufs)?))
+            }
+        };
         let n = 1usize << max_log;
         let abc = [0; 4].map(|_| dev.carve(n * FR_BYTES));
         let scalars = dev.carve(max_scalars * FR_BYTES);
         let plans = [counts[1], counts[2], counts[3]].map(|c| dev.carve(c * 12));
         let tables = NttTables::new(dev.carve(ntt::tables_bytes(max_log)));
-        let max_terms = n.max(counts.iter().copied().max().unwrap_or(0));
-        let work = MsmWork::carve(&mut dev, max_terms);
-        let results = dev.carve(4 * SLOT * XYZZ_BYTES);
+        let (g1_terms, g2_terms) = plan.max_terms();
+        let work = MsmWork::carve(&mut dev, g1_terms);
+        let results = dev.carve(plan.g1_slots() * XYZZ_BYTES);
         let g2 = (g2_count > 0).then(|| G2Part {
-            bases: dev.carve(g2_count * G2_AFFINE_BYTES),
-            work: MsmWork::carve_for(&mut dev, Curve::G2, g2_count),
-            results: dev.carve(SLOT * XYZZ2_BYTES),
+            bases: if stream.is_some() {
+                empty
+            } else {
+                dev.carve(g2_count * G2_AFFINE_BYTES)
+            },
+            work: MsmWork::carve_for(&mut dev, Curve::G2, g2_terms),
+            results: dev.carve(plan.pieces()[4] * SLOT * XYZZ2_BYTES),
         });
         let ev = [(); 12].map(|_| dev.event());
         let ev = ev
@@ -247,10 +337,9 @@ impl GpuProver {
             .unwrap();
         Ok(GpuProver {
             dev,
-            max_log,
-            max_scalars,
+            plan,
             bases,
-            base_counts: counts,
+            stream,
             abc,
             scalars,
             plans,
@@ -276,7 +365,12 @@ impl GpuProver {
     ) -> Result<Vec<G1Affine>, GpuError> {
         use super::error::Step;
         use group::prime::PrimeCurveAffine;
-        let count = count.min(self.base_counts[set as usize]);
+        if self.stream.is_some() {
+            return Err(GpuError::Input(
+                "this prover streams its bases: none resident".into(),
+            ));
+        }
+        let count = count.min(self.plan.counts[set as usize]);
         self.dev.ctx.bind_to_thread().step("bind context")?;
         let mut v = vec![G1Affine::identity(); count];
         self.dev
@@ -289,21 +383,20 @@ impl GpuProver {
     pub fn describe(&self) -> String {
         let name = self.dev.ctx.name().unwrap_or_else(|_| "?".into());
         format!(
-            "{name}, {} SMs, max domain 2^{}, {} scalars, B_G2 {}, {:.1} GiB allocated",
+            "{name}, {} SMs, max domain 2^{}, {} scalars, B_G2 {}, bases {}, {:.1} GiB allocated",
             self.dev.sm_count,
-            self.max_log,
-            self.max_scalars,
+            self.plan.max_log,
+            self.plan.max_scalars,
             if self.g2.is_some() {
                 "on the device"
             } else {
                 "not held"
             },
-            gib(plan_bytes(
-                self.max_log,
-                self.max_scalars,
-                self.base_counts,
-                self.g2_count()
-            ))
+            match self.plan.stream_bytes {
+                None => "resident".to_string(),
+                Some(s) => format!("streamed through 2 x {} MiB", s >> 20),
+            },
+            gib(self.plan.bytes())
         )
     }
 
@@ -319,15 +412,23 @@ impl GpuProver {
         self.bases[set as usize]
     }
 
+    /// A copy of the resident B_G2 bases (checks build streamed provers from synthetic ones).
+    pub fn download_b_g2(&mut self) -> Result<Vec<G2Affine>, GpuError> {
+        use super::error::Step;
+        use group::prime::PrimeCurveAffine;
+        let Some(g) = &self.g2 else {
+            return Ok(Vec::new());
+        };
+        self.dev.ctx.bind_to_thread().step("bind context")?;
+        let mut v = vec![G2Affine::identity(); g.bases.bytes / G2_AFFINE_BYTES];
+        self.dev.download(&mut v, g.bases.ptr, self.dev.compute)?;
+        self.dev.sync(self.dev.compute)?;
+        Ok(v)
+    }
+
     /// The B_G2 base buffer, when the prover holds one.
     pub(crate) fn g2_base_buf(&self) -> Option<DevBuf> {
         self.g2.as_ref().map(|g| g.bases)
-    }
-
-    fn g2_count(&self) -> usize {
-        self.g2
-            .as_ref()
-            .map_or(0, |g| g.bases.bytes / G2_AFFINE_BYTES)
     }
 
     /// Page-locks host memory the uploads read from (cuMemHostRegister), so copies from it
@@ -404,75 +505,90 @@ impl GpuProver {
         let h = ntt::coefficients(d, &self.tables, log_n, [a, b, c, s])?;
         e_ntt.record(ks)?;
 
-        let slot = |i: usize| self.results.at(i * SLOT * XYZZ_BYTES);
-        let win_h = msm::enqueue_msm(d, &self.work, self.bases[0].ptr, 0, n - 1, h, slot(0))?;
-        d.memset(slot(0) + (MAX_WINDOWS * XYZZ_BYTES) as u64, XYZZ_BYTES, ks)?;
+        let host = p.bases;
+        if self.stream.is_some() && host.is_none() {
+            return Err(GpuError::Input(
+                "this prover streams its bases: the partition must bring them".into(),
+            ));
+        }
+        let h_spec = SumSpec {
+            bases: self.bases[0],
+            count: n - 1,
+            plan: None,
+            scalars: h,
+            host: host.map(|b| b.h),
+        };
+        let mut first = 0;
+        let win_h = enqueue_sum(
+            d,
+            &self.work,
+            &mut self.stream,
+            &h_spec,
+            self.results,
+            first,
+        )?;
+        first += win_h.len();
         e_h.record(ks)?;
         d.upload(self.scalars.ptr, self.scalars.bytes, p.scalars, cs)?;
-        let mut plan_ptrs = [(0, 0, 0, 0); 3];
+        let mut plan_ptrs = [(0, 0); 3];
         for (i, plan) in [p.l, p.a_plan, p.b_plan].iter().enumerate() {
             let buf = self.plans[i];
             let ones_at = plan.terms.len() * 8;
             d.upload(buf.ptr, buf.bytes, plan.terms, cs)?;
             d.upload(buf.at(ones_at), buf.bytes - ones_at, plan.ones, cs)?;
-            plan_ptrs[i] = (buf.ptr, plan.terms.len(), buf.at(ones_at), plan.ones.len());
+            plan_ptrs[i] = (buf.ptr, buf.at(ones_at));
         }
         e_rest.record(cs)?;
         e_rest.wait_on(ks)?;
-        let mut wins = [win_h; 4];
-        for (i, &(terms, nt, ones, no)) in plan_ptrs.iter().enumerate() {
-            let bases = self.bases[i + 1].ptr;
-            wins[i + 1] = msm::enqueue_msm(
-                d,
-                &self.work,
-                bases,
-                terms,
-                nt,
-                self.scalars.ptr,
-                slot(i + 1),
-            )?;
-            msm::enqueue_batch_add(
-                d,
-                &self.work,
-                bases,
-                ones,
-                no,
-                slot(i + 1) + (MAX_WINDOWS * XYZZ_BYTES) as u64,
-            )?;
+        let mut wins = vec![(0, win_h)];
+        let host_g1 = host.map(|b| [b.l, b.a, b.b_g1]);
+        for (i, plan) in [p.l, p.a_plan, p.b_plan].into_iter().enumerate() {
+            let (terms, ones) = plan_ptrs[i];
+            let spec = SumSpec {
+                bases: self.bases[i + 1],
+                count: self.plan.counts[i + 1],
+                plan: Some((plan, terms, ones)),
+                scalars: self.scalars.ptr,
+                host: host_g1.map(|h| h[i]),
+            };
+            let w = enqueue_sum(d, &self.work, &mut self.stream, &spec, self.results, first)?;
+            wins.push((first, w));
+            first += wins.last().expect("just pushed").1.len();
             [e_l, e_a2, e_b2][i].record(ks)?;
         }
         // B_G2 last, on the same stream: it reuses B's plan and the scalars already on the
         // device, and its own workspace.
         let g2 = match (&self.g2, p.b_g2) {
             (Some(g), true) => {
-                let (terms, nt, ones, no) = plan_ptrs[2];
-                let scalars = self.scalars.ptr;
-                let win =
-                    msm::enqueue_msm(d, &g.work, g.bases.ptr, terms, nt, scalars, g.results.ptr)?;
-                let ones_out = g.results.at(MAX_WINDOWS * XYZZ2_BYTES);
-                msm::enqueue_batch_add(d, &g.work, g.bases.ptr, ones, no, ones_out)?;
+                let (terms, ones) = plan_ptrs[2];
+                let spec = SumSpec {
+                    bases: g.bases,
+                    count: self.plan.g2_count,
+                    plan: Some((p.b_plan, terms, ones)),
+                    scalars: self.scalars.ptr,
+                    host: host.and_then(|b| b.b_g2),
+                };
+                let w = enqueue_sum(d, &g.work, &mut self.stream, &spec, g.results, 0)?;
                 e_g2.record(ks)?;
-                Some((win, g.results.ptr))
+                Some((w, g.results.ptr))
             }
             _ => None,
         };
-        let mut out = vec![Xyzz::default(); 4 * SLOT];
+        let mut out = vec![Xyzz::default(); first * SLOT];
         d.download(&mut out, self.results.ptr, ks)?;
-        let mut out2 = vec![Xyzz2::default(); if g2.is_some() { SLOT } else { 0 }];
-        if let Some((_, at)) = g2 {
-            d.download(&mut out2, at, ks)?;
+        let g2_slots = g2.as_ref().map_or(0, |(w, _)| w.len() * SLOT);
+        let mut out2 = vec![Xyzz2::default(); g2_slots];
+        if let Some((_, at)) = &g2 {
+            d.download(&mut out2, *at, ks)?;
         }
         d.sync(ks)?;
         d.sync(cs)?;
         let t_fin = Instant::now();
-        let sums: Vec<G1Projective> = (0..4)
-            .map(|i| {
-                let sl = &out[i * SLOT..(i + 1) * SLOT];
-                msm::combine_windows(&wins[i], sl) + sl[MAX_WINDOWS].to_projective()
-            })
+        let sums: Vec<G1Projective> = wins
+            .iter()
+            .map(|(first, w)| combine_pieces(w, &out[first * SLOT..]))
             .collect();
-        let b_g2 = g2
-            .map(|(win, _)| msm::combine_windows(&win, &out2) + out2[MAX_WINDOWS].to_projective());
+        let b_g2 = g2.map(|(w, _)| combine_pieces(&w, &out2));
         let ms = |a: &Event, b: &Event| a.ms_to(b).map(|v| Duration::from_secs_f64(v as f64 / 1e3));
         // msm_l counts from the end of H, so it includes any wait for the plan uploads.
         let t = GpuTimings {
@@ -503,10 +619,10 @@ impl GpuProver {
     fn check(&self, p: &GpuPartition<'_>) -> Result<(), GpuError> {
         let n = 1usize << p.domain_log2;
         let bad = |m: String| Err(GpuError::TooLarge(m));
-        if p.domain_log2 > self.max_log || p.domain_log2 < 2 {
+        if p.domain_log2 > self.plan.max_log || p.domain_log2 < 2 {
             return bad(format!(
                 "domain 2^{} outside 2^2..2^{}",
-                p.domain_log2, self.max_log
+                p.domain_log2, self.plan.max_log
             ));
         }
         if p.b_g2 && self.g2.is_none() {
@@ -517,25 +633,25 @@ impl GpuProver {
         if p.a.len() != n || p.b.len() != n || p.c.len() != n {
             return bad(format!("a, b, c must hold 2^{} evaluations", p.domain_log2));
         }
-        if n - 1 > self.base_counts[0] {
+        if n - 1 > self.plan.counts[0] {
             return bad(format!(
                 "H needs {} bases, {} resident",
                 n - 1,
-                self.base_counts[0]
+                self.plan.counts[0]
             ));
         }
-        if p.scalars.len() > self.max_scalars {
+        if p.scalars.len() > self.plan.max_scalars {
             return bad(format!(
                 "{} scalars, planned for {}",
                 p.scalars.len(),
-                self.max_scalars
+                self.plan.max_scalars
             ));
         }
         for (i, (plan, name)) in [(p.l, "L"), (p.a_plan, "A"), (p.b_plan, "B")]
             .iter()
             .enumerate()
         {
-            let cap = self.base_counts[i + 1];
+            let cap = self.plan.counts[i + 1];
             if plan.terms.len() + plan.ones.len() > cap {
                 return bad(format!(
                     "{name} plan has {} entries for {cap} bases",
@@ -551,6 +667,11 @@ impl GpuProver {
                     "{name} plan indexes past its bases or scalars"
                 )));
             }
+            if self.stream.is_some() && !stream::sorted_by_base(*plan) {
+                return Err(GpuError::Input(format!(
+                    "{name} plan is not sorted by base (streamed bases are cut by base index)"
+                )));
+            }
         }
         Ok(())
     }
@@ -562,7 +683,7 @@ impl GpuProver {
     pub fn ntt(&mut self, data: &mut [Fr], inverse: bool) -> Result<Duration, GpuError> {
         use super::error::Step;
         let log_n = data.len().trailing_zeros();
-        if !data.len().is_power_of_two() || log_n > self.max_log {
+        if !data.len().is_power_of_two() || log_n > self.plan.max_log {
             return Err(GpuError::TooLarge(format!(
                 "NTT of {} elements",
                 data.len()
@@ -642,8 +763,8 @@ impl GpuProver {
         scalars: &[Limbs],
     ) -> Result<(G1Projective, Duration), GpuError> {
         use super::error::Step;
-        let cap = self.base_counts[set as usize];
-        if scalars.len() > self.max_scalars {
+        let cap = self.plan.counts[set as usize];
+        if scalars.len() > self.plan.max_scalars {
             return Err(GpuError::TooLarge(format!("{} scalars", scalars.len())));
         }
         match plan {
@@ -761,8 +882,73 @@ impl GpuProver {
     }
 }
 
-fn gib(b: usize) -> f64 {
-    b as f64 / (1u64 << 30) as f64
+/// Enqueues one MSM of `prove` (Pippenger over the plan's terms, batch addition over its
+/// ones; a dense MSM has no ones) into result slots from `first` on, one SLOT per piece:
+/// in one piece when the bases are resident, else piece by piece through the staging
+/// buffers. Returns each piece's windows.
+fn enqueue_sum<T>(
+    d: &Device,
+    work: &MsmWork,
+    stream: &mut Option<StreamBuffers>,
+    spec: &SumSpec<'_, T>,
+    results: DevBuf,
+    first: usize,
+) -> Result<Vec<Windows>, GpuError> {
+    let pb = std::mem::size_of::<T>();
+    let xb = work.curve.xyzz_bytes();
+    let per = stream.as_ref().map_or(usize::MAX, |s| s.bytes() / pb);
+    let pieces = stream::pieces(spec.count, per, spec.plan.map(|(p, _, _)| p));
+    let mut wins = Vec::with_capacity(pieces.len());
+    for (k, pc) in pieces.iter().enumerate() {
+        let out = results.at((first + k) * SLOT * xb);
+        let ones_out = out + (MAX_WINDOWS * xb) as u64;
+        // The piece's first base, on the device.
+        let at = match stream.as_mut() {
+            None => spec.bases.ptr,
+            Some(sb) => {
+                let host = spec
+                    .host
+                    .ok_or_else(|| GpuError::Input("streamed MSM without its host bases".into()))?;
+                sb.stage(d, &host[pc.lo..pc.hi])?
+            }
+        };
+        let win = match spec.plan {
+            // Dense: term i of the piece is base lo + i with scalar lo + i.
+            None => {
+                let scalars = spec.scalars + (pc.lo * FR_BYTES) as u64;
+                let w = msm::enqueue_msm(d, work, at, 0, pc.hi - pc.lo, scalars, out)?;
+                d.memset(ones_out, xb, d.compute)?;
+                w
+            }
+            // A plan indexes bases globally: base i lies at at + (i − lo)·pb (wrapping
+            // arithmetic; the kernels only form addresses inside the piece).
+            Some((_, terms, ones)) => {
+                let base0 = at.wrapping_sub((pc.lo * pb) as u64);
+                let terms = terms + (pc.terms.start * 8) as u64;
+                let nt = pc.terms.len();
+                let w = msm::enqueue_msm(d, work, base0, terms, nt, spec.scalars, out)?;
+                let ones = ones + (pc.ones.start * 4) as u64;
+                msm::enqueue_batch_add(d, work, base0, ones, pc.ones.len(), ones_out)?;
+                w
+            }
+        };
+        if let Some(sb) = stream.as_ref() {
+            sb.release(d)?;
+        }
+        wins.push(win);
+    }
+    Ok(wins)
+}
+
+/// Σ over the pieces of (window sums by Horner + the ones' sum), each piece's SLOT results
+/// in turn from the start of `slots`.
+fn combine_pieces<P: DeviceXyzz>(wins: &[Windows], slots: &[P]) -> P::Projective {
+    let mut acc = <P::Projective as group::Group>::identity();
+    for (k, w) in wins.iter().enumerate() {
+        let sl = &slots[k * SLOT..(k + 1) * SLOT];
+        acc += msm::combine_windows(w, sl) + sl[MAX_WINDOWS].to_projective();
+    }
+    acc
 }
 
 impl Drop for GpuProver {

@@ -211,6 +211,7 @@ impl SyntheticPartition {
             a_plan: self.a_plan.as_ref(),
             b_plan: self.b_plan.as_ref(),
             b_g2,
+            bases: None,
         }
     }
 }
@@ -254,7 +255,19 @@ impl GpuProver {
             return Err(GpuError::TooLarge(format!("{total} synthetic points")));
         }
         let g2_count = if b_g2 { counts[3] } else { 0 };
-        let p = Self::allocate(ordinal, max_log, max_scalars, counts, g2_count)?;
+        let p = Self::allocate(
+            ordinal,
+            max_log,
+            max_scalars,
+            counts,
+            g2_count,
+            super::prover::Planning::Fit { limit: None },
+        )?;
+        if p.streams_bases() {
+            return Err(GpuError::OutOfMemory(format!(
+                "synthetic bases are made on the device and must stay there: {counts:?} do not fit"
+            )));
+        }
         let start = Instant::now();
         let ta = random_points(1 << A_BITS, seed);
         let tb = random_points(1 << B_BITS, seed ^ 0x5555);

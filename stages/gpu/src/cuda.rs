@@ -80,6 +80,33 @@ impl CudaDevice {
                 made => made?,
             };
             self.setup.push(("setup_srs_upload", started.elapsed()));
+            if p.streams_bases() {
+                eprintln!(
+                    "cuzk-gpu: cuda:{d}: the proving key does not fit the device: its bases stream from the host on every partition ({})",
+                    p.describe()
+                );
+                let started = std::time::Instant::now();
+                let g2: &[blstrs::G2Affine] = if want_g2 { srs.b_g2 } else { &[] };
+                for bytes in [
+                    as_bytes(srs.h),
+                    as_bytes(srs.l),
+                    as_bytes(srs.a),
+                    as_bytes(srs.b_g1),
+                    as_bytes(g2),
+                ] {
+                    // Whole pages inside the slice only: neighbouring slices of the SRS
+                    // segment may share an edge page, which CUDA registers once. The edges
+                    // stay pageable (copied through staging, still correct).
+                    let start = (bytes.as_ptr() as usize).next_multiple_of(4096);
+                    let end = (bytes.as_ptr() as usize + bytes.len()) & !4095;
+                    if end > start {
+                        // SAFETY: the SRS segment stays mapped while this process serves
+                        // (SrsCache keeps every segment it opened), so as long as the prover.
+                        unsafe { p.register_host(start as *mut u8, end - start)? };
+                    }
+                }
+                self.setup.push(("setup_pin_srs", started.elapsed()));
+            }
             let started = std::time::Instant::now();
             // SAFETY: the arena mapping lives as long as this process's Arena (the whole
             // stage process) and is never unmapped while the prover exists.
@@ -128,6 +155,14 @@ impl PartitionDevice for CudaDevice {
             a_plan,
             b_plan,
             b_g2: on_device,
+            // Read only by a prover that streams its bases (they did not fit the device).
+            bases: Some(ResidentBases {
+                h: srs.h,
+                l: srs.l,
+                a: srs.a,
+                b_g1: srs.b_g1,
+                b_g2: on_device.then_some(srs.b_g2),
+            }),
         };
         let (r, t) = prover
             .prove(&partition)
@@ -168,3 +203,9 @@ impl PartitionDevice for CudaDevice {
 #[derive(Debug, thiserror::Error)]
 #[error(transparent)]
 pub struct DeviceError(pub GpuError);
+
+/// The bytes of a slice of plain points.
+fn as_bytes<T>(v: &[T]) -> &[u8] {
+    // SAFETY: any initialized memory may be read as bytes; the length is the slice's size.
+    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
+}

@@ -124,25 +124,103 @@ pub(crate) fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
     }
     drop(s);
     // Without B_G2 (host-prep computes it) and with it (the gpu stage's default on CUDA).
+    let steps = |t: &cuzk_kernels::cuda::GpuTimings| {
+        format!(
+            "upload {:.0} ntt {:.0} H {:.0} L {:.0} A {:.0} B {:.0} B_G2 {:.0} finish {:.0}",
+            ms(t.upload),
+            ms(t.ntt),
+            ms(t.msm_h),
+            ms(t.msm_l),
+            ms(t.msm_a),
+            ms(t.msm_b_g1),
+            ms(t.msm_b_g2),
+            ms(t.finish)
+        )
+    };
+    let mut resident = None;
     for (run, b_g2) in [(0, false), (1, false), (0, true), (1, true)] {
-        let (_, t) = gpu.prove(&part.as_gpu(b_g2))?;
+        let (r, t) = gpu.prove(&part.as_gpu(b_g2))?;
         let with = if b_g2 { " + B_G2" } else { "" };
+        let name = format!("32GiB partition prove(){with} run {run}");
+        rep.row(&name, None, ms(t.total), 0.0, &steps(&t));
+        resident = Some(r);
+    }
+
+    // The same partition with the bases streamed from the host, as on a device that cannot
+    // hold the key: a prover limited to CUZK_STREAM_LIMIT_GIB (default 40) GiB, its results
+    // compared with the resident prover's.
+    let t = Instant::now();
+    let h = gpu.download_bases(BaseSet::H, counts[0])?;
+    let l = gpu.download_bases(BaseSet::L, counts[1])?;
+    let a = gpu.download_bases(BaseSet::A, counts[2])?;
+    let b = gpu.download_bases(BaseSet::BG1, counts[3])?;
+    let g2 = gpu.download_b_g2()?;
+    drop(gpu);
+    let srs = ResidentBases {
+        h: &h,
+        l: &l,
+        a: &a,
+        b_g1: &b,
+        b_g2: Some(&g2),
+    };
+    let limit_gib: usize = std::env::var("CUZK_STREAM_LIMIT_GIB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    let scalars = part.scalars.len().max(1 << 27);
+    let mut sp = GpuProver::with_memory_limit(0, 27, scalars, srs, Some(limit_gib << 30))?;
+    let mut pinned = 0usize;
+    for (ptr, len) in [
+        (h.as_ptr() as *const u8, std::mem::size_of_val(&h[..])),
+        (l.as_ptr() as *const u8, std::mem::size_of_val(&l[..])),
+        (a.as_ptr() as *const u8, std::mem::size_of_val(&a[..])),
+        (b.as_ptr() as *const u8, std::mem::size_of_val(&b[..])),
+        (g2.as_ptr() as *const u8, std::mem::size_of_val(&g2[..])),
+        (
+            part.a.as_ptr() as *const u8,
+            std::mem::size_of_val(&part.a[..]),
+        ),
+        (
+            part.b.as_ptr() as *const u8,
+            std::mem::size_of_val(&part.b[..]),
+        ),
+        (
+            part.c.as_ptr() as *const u8,
+            std::mem::size_of_val(&part.c[..]),
+        ),
+        (
+            part.scalars.as_ptr() as *const u8,
+            std::mem::size_of_val(&part.scalars[..]),
+        ),
+    ] {
+        // SAFETY: the vectors outlive `sp` (dropped at the end of this function, before
+        // them) and are never reallocated.
+        match unsafe { sp.register_host(ptr as *mut u8, len) } {
+            Ok(()) => pinned += len,
+            Err(e) => println!("register_host: {e}"),
+        }
+    }
+    rep.row(
+        &format!("streaming prover ({limit_gib} GiB limit)"),
+        None,
+        0.0,
+        ms(t.elapsed()),
+        &format!(
+            "{}; bases downloaded, {:.1} GiB page-locked",
+            sp.describe(),
+            pinned as f64 / (1u64 << 30) as f64
+        ),
+    );
+    for run in 0..2 {
+        let mut input = part.as_gpu(true);
+        input.bases = Some(srs);
+        let (r, t) = sp.prove(&input)?;
         rep.row(
-            &format!("32GiB partition prove(){with} run {run}"),
-            None,
+            &format!("32GiB prove() + B_G2, bases streamed, run {run}"),
+            Some(Some(r) == resident),
             ms(t.total),
             0.0,
-            &format!(
-                "upload {:.0} ntt {:.0} H {:.0} L {:.0} A {:.0} B {:.0} B_G2 {:.0} finish {:.0}",
-                ms(t.upload),
-                ms(t.ntt),
-                ms(t.msm_h),
-                ms(t.msm_l),
-                ms(t.msm_a),
-                ms(t.msm_b_g1),
-                ms(t.msm_b_g2),
-                ms(t.finish)
-            ),
+            &steps(&t),
         );
     }
     Ok(())

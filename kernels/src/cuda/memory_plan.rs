@@ -1,0 +1,157 @@
+//! What a `GpuProver` allocates, decided once at start from the sizes and the device's free
+//! memory: every base vector resident when they fit (an H200 holds a 32 GiB proving key
+//! whole), otherwise two staging buffers the bases stream through (`stream.rs`).
+
+use super::layout::{AFFINE_BYTES, FR_BYTES, G2_AFFINE_BYTES, XYZZ2_BYTES, XYZZ_BYTES};
+use super::msm::{Curve, MsmWork, MAX_WINDOWS};
+use super::ntt;
+use super::stream::piece_count;
+
+/// Result slots of one MSM piece: W window sums, then the ones' sum.
+pub(crate) const SLOT: usize = MAX_WINDOWS + 1;
+
+/// Below this a staging buffer would cut the MSMs into pieces too small to run well.
+pub const MIN_STREAM_BYTES: usize = 64 << 20;
+
+/// The sizes a prover is planned for, and where its bases live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryPlan {
+    pub max_log: u32,
+    pub max_scalars: usize,
+    /// H, L, A, B_G1 base counts.
+    pub counts: [usize; 4],
+    /// B_G2 bases (0: B_G2 is not computed on the device).
+    pub g2_count: usize,
+    /// None: every base vector resident. Some(bytes): two staging buffers of this size;
+    /// each MSM streams its bases through them.
+    pub stream_bytes: Option<usize>,
+}
+
+impl MemoryPlan {
+    pub fn resident(max_log: u32, max_scalars: usize, counts: [usize; 4], g2_count: usize) -> Self {
+        MemoryPlan {
+            max_log,
+            max_scalars,
+            counts,
+            g2_count,
+            stream_bytes: None,
+        }
+    }
+
+    /// The resident plan when it fits in `budget` bytes, else the streaming plan with the
+    /// largest staging buffers that fit; an error naming the sizes when neither does.
+    pub fn choose(
+        max_log: u32,
+        max_scalars: usize,
+        counts: [usize; 4],
+        g2_count: usize,
+        budget: usize,
+    ) -> Result<Self, String> {
+        let resident = Self::resident(max_log, max_scalars, counts, g2_count);
+        if resident.bytes() <= budget {
+            return Ok(resident);
+        }
+        let with = |s: usize| MemoryPlan {
+            stream_bytes: Some(s),
+            ..resident
+        };
+        // bytes() grows with the buffer size: the largest size (2 MiB steps) that fits.
+        const STEP: usize = 2 << 20;
+        let largest = resident.largest_set_bytes().next_multiple_of(STEP);
+        let (mut lo, mut hi) = (0usize, largest / STEP);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if with(mid * STEP).bytes() <= budget {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        let s = lo * STEP;
+        if s < MIN_STREAM_BYTES {
+            return Err(format!(
+                "need {:.1} GiB with resident bases, and {:.1} GiB even streaming them through two {} MiB buffers; {:.1} GiB available",
+                gib(resident.bytes()),
+                gib(with(MIN_STREAM_BYTES).bytes()),
+                MIN_STREAM_BYTES >> 20,
+                gib(budget)
+            ));
+        }
+        Ok(with(s))
+    }
+
+    /// Bytes of the largest base vector (the most a staging buffer ever needs).
+    fn largest_set_bytes(&self) -> usize {
+        let g1 = self.counts.iter().copied().max().unwrap_or(0) * AFFINE_BYTES;
+        g1.max(self.g2_count * G2_AFFINE_BYTES)
+    }
+
+    /// Bases a piece holds for points of `point_bytes` (everything when resident).
+    pub fn piece_len(&self, point_bytes: usize) -> usize {
+        match self.stream_bytes {
+            None => usize::MAX,
+            Some(s) => s / point_bytes,
+        }
+    }
+
+    /// Pieces of each MSM: H (n − 1 dense terms), L, A, B_G1, B_G2.
+    pub fn pieces(&self) -> [usize; 5] {
+        let g1 = self.piece_len(AFFINE_BYTES);
+        let [h, l, a, b] = self.counts;
+        [
+            piece_count(h, g1),
+            piece_count(l, g1),
+            piece_count(a, g1),
+            piece_count(b, g1),
+            piece_count(self.g2_count, self.piece_len(G2_AFFINE_BYTES)),
+        ]
+    }
+
+    /// Terms one MSM launch may have: the whole largest MSM when resident, a piece when
+    /// streaming. (G1, G2.)
+    pub fn max_terms(&self) -> (usize, usize) {
+        let n = 1usize << self.max_log;
+        let g1 = n.max(self.counts.iter().copied().max().unwrap_or(0));
+        (
+            g1.min(self.piece_len(AFFINE_BYTES)),
+            self.g2_count.min(self.piece_len(G2_AFFINE_BYTES)),
+        )
+    }
+
+    /// Result slots of the G1 MSMs (all pieces of H, L, A, B_G1).
+    pub fn g1_slots(&self) -> usize {
+        self.pieces()[..4].iter().sum::<usize>() * SLOT
+    }
+
+    /// Everything the prover allocates, with room to align each buffer to 256 bytes.
+    pub fn bytes(&self) -> usize {
+        let n = 1usize << self.max_log;
+        let (g1_terms, g2_terms) = self.max_terms();
+        let bases = match self.stream_bytes {
+            None => {
+                self.counts.iter().sum::<usize>() * AFFINE_BYTES + self.g2_count * G2_AFFINE_BYTES
+            }
+            Some(s) => 2 * s,
+        };
+        let g2 = if self.g2_count == 0 {
+            0
+        } else {
+            MsmWork::bytes_for(Curve::G2, g2_terms)
+                + self.pieces()[4] * SLOT * XYZZ2_BYTES
+                + 3 * 256
+        };
+        bases
+            + 4 * n * FR_BYTES
+            + self.max_scalars * FR_BYTES
+            + self.counts[1..].iter().map(|c| c * 12).sum::<usize>()
+            + ntt::tables_bytes(self.max_log)
+            + MsmWork::bytes(g1_terms)
+            + self.g1_slots() * XYZZ_BYTES
+            + 34 * 256
+            + g2
+    }
+}
+
+pub(crate) fn gib(b: usize) -> f64 {
+    b as f64 / (1u64 << 30) as f64
+}

@@ -1,0 +1,139 @@
+//! CPU tests of base streaming's host side (no GPU needed): how an MSM is cut into pieces
+//! by base index, that the pieces' sums add up to the whole MSM, and the memory plan that
+//! decides between resident and streamed bases. (The device path is checked on the H200:
+//! `cuzk-gpu-check correctness` and `scale` compare streamed provers with the CPU and with
+//! the resident prover.)
+
+use blstrs::{G1Affine, G1Projective};
+use cuzk_kernels::cuda::memory_plan::{MemoryPlan, MIN_STREAM_BYTES};
+use cuzk_kernels::cuda::stream::{piece_count, pieces, sorted_by_base};
+use cuzk_kernels::cuda::synthetic::{
+    b_g2_count, ScalarMix, SyntheticPartition, PORE_32G_AUX, PORE_32G_A_DENSITY, PORE_32G_INPUTS,
+};
+use cuzk_kernels::msm::PlanRef;
+use group::{Curve, Group};
+use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+fn small_partition(seed: u64) -> SyntheticPartition {
+    SyntheticPartition::new(12, 9, 4000, (0.997, 0.254), ScalarMix::default(), seed)
+}
+
+/// Every plan entry lands in exactly one piece, inside its base range; pieces tile the
+/// bases in order.
+#[test]
+fn pieces_tile_the_bases_and_split_the_plan() {
+    let part = small_partition(1);
+    for plan in [part.l.as_ref(), part.a_plan.as_ref(), part.b_plan.as_ref()] {
+        assert!(sorted_by_base(plan));
+        let count = part.base_counts[1];
+        for per in [1, 7, 100, 1000, count, count + 5, usize::MAX] {
+            let ps = pieces(count, per, Some(plan));
+            assert_eq!(ps.len(), piece_count(count, per), "per {per}");
+            assert_eq!(ps[0].lo, 0);
+            assert_eq!(ps.last().unwrap().hi, count);
+            let (mut terms, mut ones) = (0, 0);
+            for (k, p) in ps.iter().enumerate() {
+                if k > 0 {
+                    assert_eq!(p.lo, ps[k - 1].hi);
+                    assert_eq!(p.terms.start, ps[k - 1].terms.end);
+                    assert_eq!(p.ones.start, ps[k - 1].ones.end);
+                }
+                assert!(p.hi - p.lo <= per);
+                assert!(plan.terms[p.terms.clone()]
+                    .iter()
+                    .all(|t| (p.lo..p.hi).contains(&(t[0] as usize))));
+                assert!(plan.ones[p.ones.clone()]
+                    .iter()
+                    .all(|&b| (p.lo..p.hi).contains(&(b as usize))));
+                terms += p.terms.len();
+                ones += p.ones.len();
+            }
+            assert_eq!((terms, ones), (plan.terms.len(), plan.ones.len()));
+        }
+    }
+    // Dense: the terms are the bases themselves.
+    let ps = pieces(10, 4, None);
+    let ranges: Vec<_> = ps.iter().map(|p| (p.lo, p.hi, p.terms.clone())).collect();
+    assert_eq!(ranges, [(0, 4, 0..4), (4, 8, 4..8), (8, 10, 8..10)]);
+    // An unsorted plan is refused (the prover checks before enqueueing anything).
+    let terms = [[5u32, 0], [2, 1]];
+    assert!(!sorted_by_base(PlanRef {
+        ones: &[],
+        terms: &terms
+    }));
+}
+
+/// Σ over the pieces of each piece's MSM (its bases re-indexed from lo, as the device reads
+/// them from the staging buffer) equals the whole MSM: what `prove` adds up on the host.
+#[test]
+fn pieces_sum_to_the_whole_msm() {
+    let part = small_partition(2);
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let count = part.base_counts[1];
+    let bases: Vec<G1Affine> = (0..count)
+        .map(|_| G1Projective::random(&mut rng).to_affine())
+        .collect();
+    let plan = part.l.as_ref();
+    let whole = plan.execute(&bases, &part.scalars);
+    for per in [97, 1024, 3000] {
+        let mut sum = G1Projective::identity();
+        for p in pieces(count, per, Some(plan)) {
+            let terms: Vec<[u32; 2]> = plan.terms[p.terms.clone()]
+                .iter()
+                .map(|&[b, s]| [b - p.lo as u32, s])
+                .collect();
+            let ones: Vec<u32> = plan.ones[p.ones.clone()]
+                .iter()
+                .map(|&b| b - p.lo as u32)
+                .collect();
+            let local = PlanRef {
+                ones: &ones,
+                terms: &terms,
+            };
+            sum += local.execute(&bases[p.lo..p.hi], &part.scalars);
+        }
+        assert_eq!(sum, whole, "per {per}");
+    }
+}
+
+/// The plan keeps everything resident when it fits, else the largest staging buffers that
+/// fit (2 MiB steps), else an error naming what it needs; at the 32 GiB shape a 40 GiB
+/// device streams through two buffers of 3906 MiB (what the H200 run printed).
+#[test]
+fn memory_plan_streams_only_when_the_key_does_not_fit() {
+    let scalars = PORE_32G_INPUTS + PORE_32G_AUX;
+    let a = PORE_32G_INPUTS + (PORE_32G_AUX as f64 * PORE_32G_A_DENSITY) as usize;
+    let g2 = b_g2_count(1.0);
+    let counts = [(1 << 27) - 1, PORE_32G_AUX, a, g2];
+    let resident = MemoryPlan::resident(27, scalars.max(1 << 27), counts, g2);
+    let choose = |budget| MemoryPlan::choose(27, scalars.max(1 << 27), counts, g2, budget);
+    assert_eq!(choose(139 << 30).unwrap(), resident);
+    assert!(resident.bytes() < 139 << 30, "an H200 holds the 32 GiB key");
+
+    let budget = 40usize << 30;
+    let plan = choose(budget).unwrap();
+    let s = plan.stream_bytes.expect("streams at 40 GiB");
+    assert!(plan.bytes() <= budget);
+    let bigger = MemoryPlan {
+        stream_bytes: Some(s + (2 << 20)),
+        ..plan
+    };
+    assert!(bigger.bytes() > budget, "the largest buffers that fit");
+    assert_eq!(s >> 20, 3906);
+    // H (2^27 − 1 bases) in 4 pieces of 3906 MiB / 96 B; B_G2 in 2 (192 B points).
+    assert_eq!(plan.pieces(), [4, 4, 4, 1, 2]);
+
+    let err = choose(20 << 30).unwrap_err();
+    assert!(
+        err.contains("even streaming") && err.contains("GiB"),
+        "{err}"
+    );
+    // Below the minimum buffer it refuses rather than cutting MSMs into slivers.
+    let tight = MemoryPlan {
+        stream_bytes: Some(MIN_STREAM_BYTES),
+        ..resident
+    };
+    assert!(choose(tight.bytes() - 1).is_err());
+    assert!(choose(tight.bytes()).is_ok());
+}
