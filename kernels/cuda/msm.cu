@@ -127,10 +127,6 @@ __device__ __forceinline__ u32 find_bucket(const u32* off, u32 B, u32 pos) {
   return lo;
 }
 
-// Threads of an accumulation or batch-addition block (msm.rs launches them with 128): each
-// has a ZZ and a ZZZ slot of shared memory for its accumulator (ec.cuh xyzz_sh).
-#define ACC_THREADS 128
-
 template <class F>
 __device__ __forceinline__ void accumulate(const u32* sorted, const u32* off, u32 B, u32 S,
                                            const affine_p<F>* bases, xyzz_p<F>* buckets,
@@ -144,18 +140,15 @@ __device__ __forceinline__ void accumulate(const u32* sorted, const u32* off, u3
   tail[t].bucket = NONE;
   u32 b = find_bucket(off, B, start);
   u32 pos = start;
-  alignas(16) __shared__ F zz[ACC_THREADS], zzz[ACC_THREADS];
-  xyzz_sh<F> a;
-  xyzz_sh_init(a, &zz[threadIdx.x], &zzz[threadIdx.x]);
   while (pos < end) {
     while (off[b + 1] <= pos) b++;
     const u32 run_end = min(end, off[b + 1]);
-    xyzz_sh_set_inf(a);
+    xyzz_p<F> acc;
+    xyzz_set_inf(acc);
     for (u32 q = pos; q < run_end; q++) {
       const u32 e = sorted[q];
-      xyzz_madd(a, bases + (e & 0x7fffffffu), e >> 31);
+      xyzz_add_affine_signed(acc, ld_affine(bases + (e & 0x7fffffffu)), e >> 31);
     }
-    const xyzz_p<F> acc = xyzz_sh_get(a);
     if (pos == off[b] && run_end == off[b + 1]) buckets[b] = acc;
     else if (pos == start) { head[t].bucket = b; head[t].p = acc; }
     else { tail[t].bucket = b; tail[t].p = acc; }
@@ -163,12 +156,12 @@ __device__ __forceinline__ void accumulate(const u32* sorted, const u32* off, u3
   }
 }
 
-// Two builds of the same loop for G1: capped at 80 registers (24 warps per SM; spills) and
-// the default, 128 registers (16 warps per SM): the accumulator's X and Y in registers, ZZ
-// and ZZZ in shared slots (ec.cuh xyzz_sh), the products calls, no local memory in the loop
-// (uncapped, ptxas takes 132: 12 warps). The host picks one (`msm::set_accumulate_build`),
-// `cuzk-gpu-check msm` times both side by side. Both are launched as one full wave of
-// resident blocks (`msm::Chunking::Waves`). G2 has one build, uncapped (255 registers).
+// Two builds of the same loop for G1: capped at 80 registers (24 warps per SM; the point
+// addition is a call, so little stays live across it) and uncapped (164 registers, no
+// spills, 12 warps). The host picks one (`msm::set_accumulate_build`; uncapped by default,
+// 1.6 % faster on the H200), `cuzk-gpu-check msm` times both side by side. Both are launched
+// as one full wave of resident blocks (`msm::Chunking::Waves`). G2 has one build, uncapped
+// (its accumulator alone is 96 registers; see docs/gpu.md for ptxas' count).
 #define ACCUMULATE_BUILD(name, F, bounds)                                                    \
   extern "C" __global__ void bounds name(const u32* sorted, const u32* off, u32 B, u32 S,    \
                                          const affine_p<F>* bases, xyzz_p<F>* buckets,      \
@@ -176,7 +169,7 @@ __device__ __forceinline__ void accumulate(const u32* sorted, const u32* off, u3
     accumulate<F>(sorted, off, B, S, bases, buckets, head, tail);                           \
   }
 ACCUMULATE_BUILD(msm_accumulate, fp_t, __launch_bounds__(128, 6))  // 80 registers, 24 warps/SM
-ACCUMULATE_BUILD(msm_accumulate_wide, fp_t, __launch_bounds__(128, 4))  // 128, 16 warps/SM
+ACCUMULATE_BUILD(msm_accumulate_wide, fp_t, )                      // uncapped (164), 12 warps/SM
 ACCUMULATE_BUILD(msm_accumulate_g2, fp2_t, )                       // G2, uncapped
 
 // Bucket b's sum from the partials of the chunks that cut it; an empty bucket is infinity.
@@ -285,12 +278,10 @@ extern "C" __global__ void __launch_bounds__(REDUCE_THREADS_G2) xyzz_reduce_g2(c
     const u32 lo = t * S;                                                                     \
     if (lo >= n) return;                                                                      \
     const u32 hi = min(n, lo + S);                                                            \
-    alignas(16) __shared__ F zz[ACC_THREADS], zzz[ACC_THREADS];                               \
-    xyzz_sh<F> a;                                                                             \
-    xyzz_sh_init(a, &zz[threadIdx.x], &zzz[threadIdx.x]);                                     \
-    xyzz_sh_set_inf(a);                                                                       \
-    for (u32 i = lo; i < hi; i++) xyzz_madd(a, bases + (idx ? idx[i] : i), false);            \
-    out[t] = xyzz_sh_get(a);                                                                  \
+    xyzz_p<F> acc;                                                                            \
+    xyzz_set_inf(acc);                                                                        \
+    for (u32 i = lo; i < hi; i++) xyzz_add_affine_signed(acc, ld_affine(bases + (idx ? idx[i] : i)), false); \
+    out[t] = acc;                                                                             \
   }
-BATCH_ADD(batch_add, fp_t, __launch_bounds__(128, 4))  // 128 registers, 16 warps/SM
+BATCH_ADD(batch_add, fp_t, __launch_bounds__(128, 6))  // 80 registers, 24 warps/SM
 BATCH_ADD(batch_add_g2, fp2_t, )                       // G2: uncapped, one wave (as accumulate)
