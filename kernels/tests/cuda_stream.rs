@@ -115,10 +115,7 @@ fn memory_plan_streams_only_when_the_key_does_not_fit() {
     let plan = choose(budget).unwrap();
     let s = plan.stream_bytes.expect("streams at 40 GiB");
     assert!(plan.bytes() <= budget);
-    let bigger = MemoryPlan {
-        stream_bytes: Some(s + (2 << 20)),
-        ..plan
-    };
+    let bigger = plan.streaming(s + (2 << 20));
     assert!(bigger.bytes() > budget, "the largest buffers that fit");
     assert_eq!(s >> 20, 3906);
     // H (2^27 − 1 bases) in 4 pieces of 3906 MiB / 96 B; B_G2 in 2 (192 B points).
@@ -130,10 +127,7 @@ fn memory_plan_streams_only_when_the_key_does_not_fit() {
         "{err}"
     );
     // Below the minimum buffer it refuses rather than cutting MSMs into slivers.
-    let tight = MemoryPlan {
-        stream_bytes: Some(MIN_STREAM_BYTES),
-        ..resident
-    };
+    let tight = resident.streaming(MIN_STREAM_BYTES);
     assert!(choose(tight.bytes() - 1).is_err());
     assert!(choose(tight.bytes()).is_ok());
 }

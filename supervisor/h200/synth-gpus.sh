@@ -53,22 +53,27 @@ print(f"       gpu busy: {busy}; steady per gpu process: {per}; utilisation: {lo
 PY
 }
 
+# ratio A B LABEL: steady s/partition and wall of run A against run B (same run of the script).
+ratio() {
+  python3 - "$OUT/$1.json" "$OUT/$2.json" "$3" <<'PY'
+import json, sys
+try:
+    a, b = (json.load(open(p))["synth"] for p in sys.argv[1:3])
+    print(f"{sys.argv[3]}, in the same run: "
+          f"steady {a['steady_s_per_partition']:.3f} vs {b['steady_s_per_partition']:.3f} s/partition = "
+          f"{a['steady_s_per_partition'] / b['steady_s_per_partition']:.2f}x; wall {a['wall_s']:.1f} vs {b['wall_s']:.1f} s = {a['wall_s'] / b['wall_s']:.2f}x")
+except Exception as e:
+    print("no ratio:", e)
+PY
+}
+
 if [ -n "${B_G2_COMPARE:-}" ]; then
   RUN_ARGS="--b-g2-msm host_prep" run full-cpu ${GPUS:-2} 1
   RUN_ARGS="--b-g2-msm gpu" run full-gpu ${GPUS:-2} 1
   rm -f $SHM/*; umount $SHM
   echo "== summary"
   cat "$OUT/summary.txt"
-  python3 - "$OUT/full-cpu.json" "$OUT/full-gpu.json" <<'PY'
-import json, sys
-try:
-    a, b = (json.load(open(p))["synth"] for p in sys.argv[1:])
-    print(f"whole pipeline, B_G2 in host-prep vs in the gpu stage, same partitions in the same run: "
-          f"steady {a['steady_s_per_partition']:.3f} vs {b['steady_s_per_partition']:.3f} s/partition = "
-          f"{a['steady_s_per_partition'] / b['steady_s_per_partition']:.2f}x; wall {a['wall_s']:.1f} vs {b['wall_s']:.1f} s")
-except Exception as e:
-    print("no ratio:", e)
-PY
+  ratio full-cpu full-gpu "whole pipeline, B_G2 in host-prep vs in the gpu stage, same partitions"
   exit 0
 fi
 
@@ -98,13 +103,4 @@ RUN_ARGS="--b-g2-msm host_prep" run full2 2 1
 rm -f $SHM/*; umount $SHM
 echo "== summary"
 cat "$OUT/summary.txt"
-python3 - "$OUT/gpu1.json" "$OUT/gpu2.json" <<'PY'
-import json, sys
-try:
-    a, b = (json.load(open(p))["synth"] for p in sys.argv[1:])
-    print(f"two GPUs vs one, GPU stage isolated, same 2 x 10 partitions in the same run: "
-          f"steady {a['steady_s_per_partition']:.3f} vs {b['steady_s_per_partition']:.3f} s/partition = "
-          f"{a['steady_s_per_partition'] / b['steady_s_per_partition']:.2f}x; wall {a['wall_s']:.1f} vs {b['wall_s']:.1f} s = {a['wall_s'] / b['wall_s']:.2f}x")
-except Exception as e:
-    print("no ratio:", e)
-PY
+ratio gpu1 gpu2 "two GPUs vs one, GPU stage isolated, same ${RATIO_JOBS:-2} x ${PARTS:-10} partitions"

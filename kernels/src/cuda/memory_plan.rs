@@ -38,6 +38,14 @@ impl MemoryPlan {
         }
     }
 
+    /// The same sizes with the bases streamed through two buffers of `bytes` each.
+    pub fn streaming(self, bytes: usize) -> Self {
+        MemoryPlan {
+            stream_bytes: Some(bytes),
+            ..self
+        }
+    }
+
     /// The resident plan when it fits in `budget` bytes, else the streaming plan with the
     /// largest staging buffers that fit; an error naming the sizes when neither does.
     pub fn choose(
@@ -51,10 +59,7 @@ impl MemoryPlan {
         if resident.bytes() <= budget {
             return Ok(resident);
         }
-        let with = |s: usize| MemoryPlan {
-            stream_bytes: Some(s),
-            ..resident
-        };
+        let with = |s: usize| resident.streaming(s);
         // bytes() grows with the buffer size: the largest size (2 MiB steps) that fits.
         const STEP: usize = 2 << 20;
         let largest = resident.largest_set_bytes().next_multiple_of(STEP);

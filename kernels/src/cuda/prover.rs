@@ -4,22 +4,25 @@
 //!   B_G2 = Σ_{j ∈ B} z_j·[v_j(τ)]₂
 //! with the plan of B_G1 (B_G1 and B_G2 have one base per B-variable, in the same order).
 
+mod steps;
+mod sums;
+
 use std::time::{Duration, Instant};
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
-use cudarc::driver::sys::CUdeviceptr;
 
 use super::device::{self, DevBuf, Device, Event};
 use super::layout::{
-    DeviceXyzz, Xyzz, Xyzz2, AFFINE_BYTES, FR_BYTES, G2_AFFINE_BYTES, XYZZ2_BYTES, XYZZ_BYTES,
+    Xyzz, Xyzz2, AFFINE_BYTES, FR_BYTES, G2_AFFINE_BYTES, XYZZ2_BYTES, XYZZ_BYTES,
 };
 use super::memory_plan::{gib, MemoryPlan, SLOT};
-use super::msm::{self, Curve, MsmWork, Windows, MAX_WINDOWS};
+use super::msm::{Curve, MsmWork};
 use super::ntt::{self, NttTables};
 use super::stream::{self, StreamBuffers};
 use super::GpuError;
 use crate::msm::scalars::Limbs;
 use crate::msm::PlanRef;
+use sums::{combine_pieces, enqueue_sum, SumSpec};
 
 /// One partition's inputs, as synthesis and prep_msm leave them.
 pub struct GpuPartition<'a> {
@@ -152,16 +155,6 @@ pub(crate) enum Planning {
     Stream(usize),
 }
 
-/// One MSM of `prove`: which bases, the plan (None: dense over `dense_scalars`), where its
-/// plan and scalars lie on the device, and the host bases it streams from.
-struct SumSpec<'p, T> {
-    bases: DevBuf,
-    count: usize,
-    plan: Option<(PlanRef<'p>, CUdeviceptr, CUdeviceptr)>,
-    scalars: CUdeviceptr,
-    host: Option<&'p [T]>,
-}
-
 impl GpuProver {
     /// Opens device `ordinal`, compiles the kernels, plans and allocates every buffer for
     /// partitions up to 2^max_domain_log2 / max_scalars, and uploads the base vectors once
@@ -284,10 +277,8 @@ impl GpuProver {
                 MemoryPlan::choose(max_log, max_scalars, counts, g2_count, budget)
             }
             Planning::Stream(bytes) => {
-                let plan = MemoryPlan {
-                    stream_bytes: Some(bytes),
-                    ..MemoryPlan::resident(max_log, max_scalars, counts, g2_count)
-                };
+                let plan =
+                    MemoryPlan::resident(max_log, max_scalars, counts, g2_count).streaming(bytes);
                 if plan.bytes() <= budget {
                     Ok(plan)
                 } else {
@@ -675,280 +666,6 @@ impl GpuProver {
         }
         Ok(())
     }
-
-    // ---- Single steps, for the device check and benchmarks. ----
-
-    /// Forward (or inverse, with 1/n) NTT of `data` in place on the device; returns the
-    /// kernels' device time.
-    pub fn ntt(&mut self, data: &mut [Fr], inverse: bool) -> Result<Duration, GpuError> {
-        use super::error::Step;
-        let log_n = data.len().trailing_zeros();
-        if !data.len().is_power_of_two() || log_n > self.plan.max_log {
-            return Err(GpuError::TooLarge(format!(
-                "NTT of {} elements",
-                data.len()
-            )));
-        }
-        self.dev.ctx.bind_to_thread().step("bind context")?;
-        self.tables.prepare(&self.dev, log_n)?;
-        let d = &self.dev;
-        d.upload(self.abc[0].ptr, self.abc[0].bytes, data, d.compute)?;
-        self.ev[0].record(d.compute)?;
-        let r = ntt::ntt(
-            d,
-            &self.tables,
-            log_n,
-            self.abc[0].ptr,
-            self.abc[3].ptr,
-            inverse,
-        )?;
-        self.ev[1].record(d.compute)?;
-        d.download(data, r, d.compute)?;
-        d.sync(d.compute)?;
-        Ok(Duration::from_secs_f64(
-            self.ev[0].ms_to(&self.ev[1])? as f64 / 1e3,
-        ))
-    }
-
-    /// H's coefficients (canonical limbs, n of them) from a, b, c; and the device time.
-    pub fn quotient(
-        &mut self,
-        a: &[Fr],
-        b: &[Fr],
-        c: &[Fr],
-    ) -> Result<(Vec<Limbs>, Duration), GpuError> {
-        use super::error::Step;
-        let log_n = a.len().trailing_zeros();
-        self.dev.ctx.bind_to_thread().step("bind context")?;
-        self.tables.prepare(&self.dev, log_n)?;
-        let d = &self.dev;
-        for (buf, v) in self.abc.iter().zip([a, b, c]) {
-            d.upload(buf.ptr, buf.bytes, v, d.compute)?;
-        }
-        self.ev[0].record(d.compute)?;
-        let h = ntt::quotient(d, &self.tables, log_n, self.abc.map(|x| x.ptr))?;
-        self.ev[1].record(d.compute)?;
-        let mut out = vec![[0u64; 4]; a.len()];
-        d.download(&mut out, h, d.compute)?;
-        d.sync(d.compute)?;
-        Ok((
-            out,
-            Duration::from_secs_f64(self.ev[0].ms_to(&self.ev[1])? as f64 / 1e3),
-        ))
-    }
-
-    /// Σ plan over the resident base vector `set`, with `scalars` uploaded; device time.
-    pub fn msm(
-        &mut self,
-        set: BaseSet,
-        plan: PlanRef<'_>,
-        scalars: &[Limbs],
-    ) -> Result<(G1Projective, Duration), GpuError> {
-        self.msm_inner(set, Some(plan), scalars)
-    }
-
-    /// Σ_i scalars[i]·bases[i] over the resident vector `set` (dense, as the H-MSM).
-    pub fn msm_dense(
-        &mut self,
-        set: BaseSet,
-        scalars: &[Limbs],
-    ) -> Result<(G1Projective, Duration), GpuError> {
-        self.msm_inner(set, None, scalars)
-    }
-
-    fn msm_inner(
-        &mut self,
-        set: BaseSet,
-        plan: Option<PlanRef<'_>>,
-        scalars: &[Limbs],
-    ) -> Result<(G1Projective, Duration), GpuError> {
-        use super::error::Step;
-        let cap = self.plan.counts[set as usize];
-        if scalars.len() > self.plan.max_scalars {
-            return Err(GpuError::TooLarge(format!("{} scalars", scalars.len())));
-        }
-        match plan {
-            Some(p) if p.terms.len() + p.ones.len() > cap || set == BaseSet::H => {
-                return Err(GpuError::TooLarge(
-                    "plan larger than its bases (or on H)".into(),
-                ))
-            }
-            None if scalars.len() > cap => {
-                return Err(GpuError::TooLarge("more scalars than bases".into()))
-            }
-            _ => {}
-        }
-        self.dev.ctx.bind_to_thread().step("bind context")?;
-        let d = &self.dev;
-        let ks = d.compute;
-        d.upload(self.scalars.ptr, self.scalars.bytes, scalars, ks)?;
-        let bases = self.bases[set as usize].ptr;
-        let out = self.results.ptr;
-        let ones_out = self.results.at(MAX_WINDOWS * XYZZ_BYTES);
-        let (terms, nt, ones, no): (CUdeviceptr, usize, CUdeviceptr, usize) = match plan {
-            Some(p) => {
-                let buf = self.plans[set as usize - 1];
-                let at = p.terms.len() * 8;
-                d.upload(buf.ptr, buf.bytes, p.terms, ks)?;
-                d.upload(buf.at(at), buf.bytes - at, p.ones, ks)?;
-                (buf.ptr, p.terms.len(), buf.at(at), p.ones.len())
-            }
-            None => (0, scalars.len(), 0, 0),
-        };
-        self.ev[0].record(ks)?;
-        let win: Windows =
-            msm::enqueue_msm(d, &self.work, bases, terms, nt, self.scalars.ptr, out)?;
-        msm::enqueue_batch_add(d, &self.work, bases, ones, no, ones_out)?;
-        self.ev[1].record(ks)?;
-        let mut sums = vec![Xyzz::default(); SLOT];
-        d.download(&mut sums, out, ks)?;
-        d.sync(ks)?;
-        let t = Duration::from_secs_f64(self.ev[0].ms_to(&self.ev[1])? as f64 / 1e3);
-        Ok((
-            msm::combine_windows(&win, &sums) + sums[MAX_WINDOWS].to_projective(),
-            t,
-        ))
-    }
-
-    /// Layer checks: Fr and Fp multiplication and G1 additions on the device for the given
-    /// inputs; returns (fr products, fp products, [p + q, 2(p + q) + q] per pair).
-    pub fn layer_check(
-        &mut self,
-        fr: (&[Fr], &[Fr]),
-        fp: (&[blstrs::Fp], &[blstrs::Fp]),
-        g1: (&[G1Affine], &[G1Affine]),
-    ) -> Result<LayerOutputs, GpuError> {
-        use super::error::Step;
-        self.dev.ctx.bind_to_thread().step("bind context")?;
-        let d = &self.dev;
-        let ks = d.compute;
-        let [x, y, z, _] = self.abc;
-        let grid = |n: usize| n.div_ceil(128) as u32;
-        let mut fr_out = vec![Fr::from(0u64); fr.0.len()];
-        let mut fp_out = vec![blstrs::Fp::from(0u64); fp.0.len()];
-        let mut g_out = vec![Xyzz::default(); 2 * g1.0.len()];
-        // SAFETY: each test kernel reads n elements of two inputs and writes n (2n for G1)
-        // outputs; the three regions hold 2^max_log Fr each (checked by the asserts in upload).
-        unsafe {
-            d.upload(x.ptr, x.bytes, fr.0, ks)?;
-            d.upload(y.ptr, y.bytes, fr.1, ks)?;
-            let n = fr.0.len() as u32;
-            d.launch(
-                "test fr",
-                d.k.test_fr_mul,
-                grid(fr.0.len()),
-                128,
-                0,
-                ks,
-                &mut device::args![x.ptr, y.ptr, z.ptr, n],
-            )?;
-            d.download(&mut fr_out, z.ptr, ks)?;
-            d.sync(ks)?;
-            d.upload(x.ptr, x.bytes, fp.0, ks)?;
-            d.upload(y.ptr, y.bytes, fp.1, ks)?;
-            let n = fp.0.len() as u32;
-            d.launch(
-                "test fp",
-                d.k.test_fp_mul,
-                grid(fp.0.len()),
-                128,
-                0,
-                ks,
-                &mut device::args![x.ptr, y.ptr, z.ptr, n],
-            )?;
-            d.download(&mut fp_out, z.ptr, ks)?;
-            d.sync(ks)?;
-            d.upload(x.ptr, x.bytes, g1.0, ks)?;
-            d.upload(y.ptr, y.bytes, g1.1, ks)?;
-            let n = g1.0.len() as u32;
-            assert!(2 * g1.0.len() * XYZZ_BYTES <= z.bytes);
-            d.launch(
-                "test g1",
-                d.k.test_g1_add,
-                grid(g1.0.len()),
-                128,
-                0,
-                ks,
-                &mut device::args![x.ptr, y.ptr, z.ptr, n],
-            )?;
-            d.download(&mut g_out, z.ptr, ks)?;
-            d.sync(ks)?;
-        }
-        Ok((
-            fr_out,
-            fp_out,
-            g_out.iter().map(Xyzz::to_projective).collect(),
-        ))
-    }
-}
-
-/// Enqueues one MSM of `prove` (Pippenger over the plan's terms, batch addition over its
-/// ones; a dense MSM has no ones) into result slots from `first` on, one SLOT per piece:
-/// in one piece when the bases are resident, else piece by piece through the staging
-/// buffers. Returns each piece's windows.
-fn enqueue_sum<T>(
-    d: &Device,
-    work: &MsmWork,
-    stream: &mut Option<StreamBuffers>,
-    spec: &SumSpec<'_, T>,
-    results: DevBuf,
-    first: usize,
-) -> Result<Vec<Windows>, GpuError> {
-    let pb = std::mem::size_of::<T>();
-    let xb = work.curve.xyzz_bytes();
-    let per = stream.as_ref().map_or(usize::MAX, |s| s.bytes() / pb);
-    let pieces = stream::pieces(spec.count, per, spec.plan.map(|(p, _, _)| p));
-    let mut wins = Vec::with_capacity(pieces.len());
-    for (k, pc) in pieces.iter().enumerate() {
-        let out = results.at((first + k) * SLOT * xb);
-        let ones_out = out + (MAX_WINDOWS * xb) as u64;
-        // The piece's first base, on the device.
-        let at = match stream.as_mut() {
-            None => spec.bases.ptr,
-            Some(sb) => {
-                let host = spec
-                    .host
-                    .ok_or_else(|| GpuError::Input("streamed MSM without its host bases".into()))?;
-                sb.stage(d, &host[pc.lo..pc.hi])?
-            }
-        };
-        let win = match spec.plan {
-            // Dense: term i of the piece is base lo + i with scalar lo + i.
-            None => {
-                let scalars = spec.scalars + (pc.lo * FR_BYTES) as u64;
-                let w = msm::enqueue_msm(d, work, at, 0, pc.hi - pc.lo, scalars, out)?;
-                d.memset(ones_out, xb, d.compute)?;
-                w
-            }
-            // A plan indexes bases globally: base i lies at at + (i − lo)·pb (wrapping
-            // arithmetic; the kernels only form addresses inside the piece).
-            Some((_, terms, ones)) => {
-                let base0 = at.wrapping_sub((pc.lo * pb) as u64);
-                let terms = terms + (pc.terms.start * 8) as u64;
-                let nt = pc.terms.len();
-                let w = msm::enqueue_msm(d, work, base0, terms, nt, spec.scalars, out)?;
-                let ones = ones + (pc.ones.start * 4) as u64;
-                msm::enqueue_batch_add(d, work, base0, ones, pc.ones.len(), ones_out)?;
-                w
-            }
-        };
-        if let Some(sb) = stream.as_ref() {
-            sb.release(d)?;
-        }
-        wins.push(win);
-    }
-    Ok(wins)
-}
-
-/// Σ over the pieces of (window sums by Horner + the ones' sum), each piece's SLOT results
-/// in turn from the start of `slots`.
-fn combine_pieces<P: DeviceXyzz>(wins: &[Windows], slots: &[P]) -> P::Projective {
-    let mut acc = <P::Projective as group::Group>::identity();
-    for (k, w) in wins.iter().enumerate() {
-        let sl = &slots[k * SLOT..(k + 1) * SLOT];
-        acc += msm::combine_windows(w, sl) + sl[MAX_WINDOWS].to_projective();
-    }
-    acc
 }
 
 impl Drop for GpuProver {

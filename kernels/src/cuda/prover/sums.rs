@@ -1,0 +1,92 @@
+//! The MSMs of `GpuProver::prove`, enqueued in one piece when the bases are resident or
+//! piece by piece through the staging buffers when they are streamed (`stream.rs`), and
+//! the host's sum of the pieces.
+
+use cudarc::driver::sys::CUdeviceptr;
+
+use super::super::device::{DevBuf, Device};
+use super::super::layout::{DeviceXyzz, FR_BYTES};
+use super::super::memory_plan::SLOT;
+use super::super::msm::{self, MsmWork, Windows, MAX_WINDOWS};
+use super::super::stream::{self, StreamBuffers};
+use super::super::GpuError;
+use crate::msm::PlanRef;
+
+/// One MSM of `prove`: which bases, the plan (None: dense over `dense_scalars`), where its
+/// plan and scalars lie on the device, and the host bases it streams from.
+pub(super) struct SumSpec<'p, T> {
+    pub(super) bases: DevBuf,
+    pub(super) count: usize,
+    pub(super) plan: Option<(PlanRef<'p>, CUdeviceptr, CUdeviceptr)>,
+    pub(super) scalars: CUdeviceptr,
+    pub(super) host: Option<&'p [T]>,
+}
+
+/// Enqueues one MSM of `prove` (Pippenger over the plan's terms, batch addition over its
+/// ones; a dense MSM has no ones) into result slots from `first` on, one SLOT per piece:
+/// in one piece when the bases are resident, else piece by piece through the staging
+/// buffers. Returns each piece's windows.
+pub(super) fn enqueue_sum<T>(
+    d: &Device,
+    work: &MsmWork,
+    stream: &mut Option<StreamBuffers>,
+    spec: &SumSpec<'_, T>,
+    results: DevBuf,
+    first: usize,
+) -> Result<Vec<Windows>, GpuError> {
+    let pb = std::mem::size_of::<T>();
+    let xb = work.curve.xyzz_bytes();
+    let per = stream.as_ref().map_or(usize::MAX, |s| s.bytes() / pb);
+    let pieces = stream::pieces(spec.count, per, spec.plan.map(|(p, _, _)| p));
+    let mut wins = Vec::with_capacity(pieces.len());
+    for (k, pc) in pieces.iter().enumerate() {
+        let out = results.at((first + k) * SLOT * xb);
+        let ones_out = out + (MAX_WINDOWS * xb) as u64;
+        // The piece's first base, on the device.
+        let at = match stream.as_mut() {
+            None => spec.bases.ptr,
+            Some(sb) => {
+                let host = spec
+                    .host
+                    .ok_or_else(|| GpuError::Input("streamed MSM without its host bases".into()))?;
+                sb.stage(d, &host[pc.lo..pc.hi])?
+            }
+        };
+        let win = match spec.plan {
+            // Dense: term i of the piece is base lo + i with scalar lo + i.
+            None => {
+                let scalars = spec.scalars + (pc.lo * FR_BYTES) as u64;
+                let w = msm::enqueue_msm(d, work, at, 0, pc.hi - pc.lo, scalars, out)?;
+                d.memset(ones_out, xb, d.compute)?;
+                w
+            }
+            // A plan indexes bases globally: base i lies at at + (i − lo)·pb (wrapping
+            // arithmetic; the kernels only form addresses inside the piece).
+            Some((_, terms, ones)) => {
+                let base0 = at.wrapping_sub((pc.lo * pb) as u64);
+                let terms = terms + (pc.terms.start * 8) as u64;
+                let nt = pc.terms.len();
+                let w = msm::enqueue_msm(d, work, base0, terms, nt, spec.scalars, out)?;
+                let ones = ones + (pc.ones.start * 4) as u64;
+                msm::enqueue_batch_add(d, work, base0, ones, pc.ones.len(), ones_out)?;
+                w
+            }
+        };
+        if let Some(sb) = stream.as_ref() {
+            sb.release(d)?;
+        }
+        wins.push(win);
+    }
+    Ok(wins)
+}
+
+/// Σ over the pieces of (window sums by Horner + the ones' sum), each piece's SLOT results
+/// in turn from the start of `slots`.
+pub(super) fn combine_pieces<P: DeviceXyzz>(wins: &[Windows], slots: &[P]) -> P::Projective {
+    let mut acc = <P::Projective as group::Group>::identity();
+    for (k, w) in wins.iter().enumerate() {
+        let sl = &slots[k * SLOT..(k + 1) * SLOT];
+        acc += msm::combine_windows(w, sl) + sl[MAX_WINDOWS].to_projective();
+    }
+    acc
+}
