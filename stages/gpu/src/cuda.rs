@@ -86,7 +86,7 @@ impl CudaDevice {
                     p.describe()
                 );
                 let started = std::time::Instant::now();
-                let g2: &[blstrs::G2Affine] = if want_g2 { srs.b_g2 } else { &[] };
+                let g2: &[blstrs::G2Affine] = if p.has_b_g2() { srs.b_g2 } else { &[] };
                 for bytes in [
                     as_bytes(srs.h),
                     as_bytes(srs.l),
