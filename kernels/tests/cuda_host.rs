@@ -97,3 +97,22 @@ fn synthetic_partition_is_consistent() {
         assert!(plan.ones.len() + plan.terms.len() + plan.zeros == bases);
     }
 }
+
+/// The gpu stage reports a partition's device steps by these timeline names, B_G2 only when
+/// the device computed it.
+#[test]
+fn gpu_steps_carry_the_timeline_names() {
+    use cuzk_kernels::cuda::GpuTimings;
+    use std::time::Duration;
+    let t = GpuTimings {
+        msm_h: Duration::from_millis(3),
+        msm_b_g2: Duration::from_millis(7),
+        ..GpuTimings::default()
+    };
+    let names = |b| t.steps(b).iter().map(|(n, _)| *n).collect::<Vec<_>>();
+    let g1 = ["upload", "ntt", "msm_h", "msm_l", "msm_a", "msm_b_g1"];
+    assert_eq!(names(false), g1);
+    assert_eq!(names(true)[..6], g1);
+    assert_eq!(t.steps(true)[6], ("msm_b_g2", Duration::from_millis(7)));
+    assert_eq!(t.steps(false)[2].1, Duration::from_millis(3));
+}

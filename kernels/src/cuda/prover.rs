@@ -88,6 +88,25 @@ pub struct GpuTimings {
     pub total: Duration,
 }
 
+impl GpuTimings {
+    /// The device steps by their timeline names (`msm_b_g2` only when B_G2 was computed):
+    /// what the gpu stage reports and the device check prints.
+    pub fn steps(&self, b_g2: bool) -> Vec<(&'static str, Duration)> {
+        let mut v = vec![
+            ("upload", self.upload),
+            ("ntt", self.ntt),
+            ("msm_h", self.msm_h),
+            ("msm_l", self.msm_l),
+            ("msm_a", self.msm_a),
+            ("msm_b_g1", self.msm_b_g1),
+        ];
+        if b_g2 {
+            v.push(("msm_b_g2", self.msm_b_g2));
+        }
+        v
+    }
+}
+
 /// The base vectors, in the order of `GpuProver::new`'s arguments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BaseSet {

@@ -169,16 +169,8 @@ impl PartitionDevice for CudaDevice {
             .map_err(DeviceError)
             .with_context(|| format!("cuda:{ordinal}"))?;
         let mut steps = std::mem::take(&mut self.setup);
-        steps.extend([
-            ("upload", t.upload),
-            ("ntt", t.ntt),
-            ("msm_h", t.msm_h),
-            ("msm_l", t.msm_l),
-            ("msm_a", t.msm_a),
-            ("msm_b_g1", t.msm_b_g1),
-        ]);
+        steps.extend(t.steps(on_device));
         let b_g2 = if on_device {
-            steps.push(("msm_b_g2", t.msm_b_g2));
             r.b_g2
         } else if b_g2 {
             // The bases did not fit on the device (logged once when the prover was made).

@@ -125,17 +125,13 @@ pub(crate) fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
     drop(s);
     // Without B_G2 (host-prep computes it) and with it (the gpu stage's default on CUDA).
     let steps = |t: &cuzk_kernels::cuda::GpuTimings| {
-        format!(
-            "upload {:.0} ntt {:.0} H {:.0} L {:.0} A {:.0} B {:.0} B_G2 {:.0} finish {:.0}",
-            ms(t.upload),
-            ms(t.ntt),
-            ms(t.msm_h),
-            ms(t.msm_l),
-            ms(t.msm_a),
-            ms(t.msm_b_g1),
-            ms(t.msm_b_g2),
-            ms(t.finish)
-        )
+        let mut s: Vec<String> = t
+            .steps(true)
+            .iter()
+            .map(|(name, d)| format!("{name} {:.0}", ms(*d)))
+            .collect();
+        s.push(format!("finish {:.0}", ms(t.finish)));
+        s.join(" ")
     };
     let mut resident = None;
     for (run, b_g2) in [(0, false), (1, false), (0, true), (1, true)] {
