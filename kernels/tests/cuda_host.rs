@@ -99,7 +99,7 @@ fn synthetic_partition_is_consistent() {
 }
 
 /// The gpu stage reports a partition's device steps by these timeline names, B_G2 only when
-/// the device computed it.
+/// the device computed it, the upload ahead only when there was one.
 #[test]
 fn gpu_steps_carry_the_timeline_names() {
     use cuzk_kernels::cuda::GpuTimings;
@@ -115,4 +115,13 @@ fn gpu_steps_carry_the_timeline_names() {
     assert_eq!(names(true)[..6], g1);
     assert_eq!(t.steps(true)[6], ("msm_b_g2", Duration::from_millis(7)));
     assert_eq!(t.steps(false)[2].1, Duration::from_millis(3));
+    let ahead = GpuTimings {
+        upload_ahead: Duration::from_millis(85),
+        ..t
+    };
+    assert_eq!(
+        ahead.steps(true)[7],
+        ("upload_ahead", Duration::from_millis(85))
+    );
+    assert_eq!(ahead.steps(false).len(), 7);
 }

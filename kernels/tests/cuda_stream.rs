@@ -108,8 +108,14 @@ fn memory_plan_streams_only_when_the_key_does_not_fit() {
     let counts = [(1 << 27) - 1, PORE_32G_AUX, a, g2];
     let resident = MemoryPlan::resident(27, scalars.max(1 << 27), counts, g2);
     let choose = |budget| MemoryPlan::choose(27, scalars.max(1 << 27), counts, g2, budget);
-    assert_eq!(choose(139 << 30).unwrap(), resident);
-    assert!(resident.bytes() < 139 << 30, "an H200 holds the 32 GiB key");
+    // An H200 holds the 32 GiB key and the spare buffer for the next partition's `a`;
+    // a device with just less room keeps the key resident without the spare.
+    let spare = resident.with_spare_a();
+    assert_eq!(choose(139 << 30).unwrap(), spare);
+    assert!(spare.bytes() < 139 << 30, "an H200 holds the 32 GiB key");
+    assert_eq!(spare.bytes() - resident.bytes(), (32 << 27) + 256);
+    assert_eq!(choose(spare.bytes() - 1).unwrap(), resident);
+    assert_eq!(choose(spare.bytes()).unwrap(), spare);
 
     let budget = 40usize << 30;
     let plan = choose(budget).unwrap();

@@ -313,6 +313,11 @@ impl Event {
         // SAFETY: both handles are live.
         unsafe { sys::cuStreamWaitEvent(stream, self.0, 0).result() }.step("wait event")
     }
+    /// Blocks this thread until the work before the event's last record has run.
+    pub fn synchronize(&self) -> Result<(), GpuError> {
+        // SAFETY: the handle is live.
+        unsafe { sys::cuEventSynchronize(self.0).result() }.step("wait for event")
+    }
     /// Milliseconds from `self` to `end` (both recorded and complete).
     pub fn ms_to(&self, end: &Event) -> Result<f32, GpuError> {
         // SAFETY: both handles are live and recorded.

@@ -1,6 +1,8 @@
 //! What a `GpuProver` allocates, decided once at start from the sizes and the device's free
 //! memory: every base vector resident when they fit (an H200 holds a 32 GiB proving key
-//! whole), otherwise two staging buffers the bases stream through (`stream.rs`).
+//! whole), otherwise two staging buffers the bases stream through (`stream.rs`). A resident
+//! plan also takes a spare evaluation buffer when it fits: the next partition's `a` uploads
+//! into it under the current partition's compute (`GpuProver::prove_ahead`).
 
 use super::layout::{AFFINE_BYTES, FR_BYTES, G2_AFFINE_BYTES, XYZZ2_BYTES, XYZZ_BYTES};
 use super::msm::{Curve, MsmWork, MAX_WINDOWS};
@@ -25,6 +27,8 @@ pub struct MemoryPlan {
     /// None: every base vector resident. Some(bytes): two staging buffers of this size;
     /// each MSM streams its bases through them.
     pub stream_bytes: Option<usize>,
+    /// A fifth 2^max_log evaluation buffer, for the next partition's `a` (uploaded ahead).
+    pub spare_a: bool,
 }
 
 impl MemoryPlan {
@@ -35,19 +39,31 @@ impl MemoryPlan {
             counts,
             g2_count,
             stream_bytes: None,
+            spare_a: false,
         }
     }
 
-    /// The same sizes with the bases streamed through two buffers of `bytes` each.
+    /// The same sizes with the bases streamed through two buffers of `bytes` each (and no
+    /// spare buffer: its memory is better spent on larger pieces).
     pub fn streaming(self, bytes: usize) -> Self {
         MemoryPlan {
             stream_bytes: Some(bytes),
+            spare_a: false,
             ..self
         }
     }
 
-    /// The resident plan when it fits in `budget` bytes, else the streaming plan with the
-    /// largest staging buffers that fit; an error naming the sizes when neither does.
+    /// The same sizes with the spare evaluation buffer for uploads ahead.
+    pub fn with_spare_a(self) -> Self {
+        MemoryPlan {
+            spare_a: true,
+            ..self
+        }
+    }
+
+    /// The resident plan with the spare buffer when it fits in `budget` bytes, else without
+    /// it, else the streaming plan with the largest staging buffers that fit; an error
+    /// naming the sizes when none does.
     pub fn choose(
         max_log: u32,
         max_scalars: usize,
@@ -56,6 +72,9 @@ impl MemoryPlan {
         budget: usize,
     ) -> Result<Self, String> {
         let resident = Self::resident(max_log, max_scalars, counts, g2_count);
+        if resident.with_spare_a().bytes() <= budget {
+            return Ok(resident.with_spare_a());
+        }
         if resident.bytes() <= budget {
             return Ok(resident);
         }
@@ -146,13 +165,13 @@ impl MemoryPlan {
                 + 3 * 256
         };
         bases
-            + 4 * n * FR_BYTES
+            + (4 + self.spare_a as usize) * (n * FR_BYTES + 256)
             + self.max_scalars * FR_BYTES
             + self.counts[1..].iter().map(|c| c * 12).sum::<usize>()
             + ntt::tables_bytes(self.max_log)
             + MsmWork::bytes(g1_terms)
             + self.g1_slots() * XYZZ_BYTES
-            + 34 * 256
+            + 30 * 256
             + g2
     }
 }

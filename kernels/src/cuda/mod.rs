@@ -23,7 +23,7 @@ pub mod synthetic;
 pub use error::GpuError;
 pub use msm_g2::{G2Timings, GpuG2Msm};
 pub use prover::{
-    plan_bytes, BaseSet, GpuPartition, GpuProver, GpuResults, GpuTimings, ResidentBases,
+    plan_bytes, BaseSet, GpuPartition, GpuProver, GpuResults, GpuTimings, Preload, ResidentBases,
 };
 
 /// Whether a CUDA driver library can be loaded on this machine.

@@ -43,6 +43,23 @@ pub struct GpuPartition<'a> {
     pub bases: Option<ResidentBases<'a>>,
 }
 
+/// The next partition's evaluations of A, uploaded ahead by [`GpuProver::prove_ahead`] into
+/// the spare buffer while the current partition computes. `key` names that partition for the
+/// caller (the gpu stage: its slot and the slot's generation, unique to one claim); the next
+/// call uses the upload only if it presents the same key and the same `a`.
+pub struct Preload<'a> {
+    pub key: u64,
+    pub a: &'a [Fr],
+}
+
+/// What a prover remembers of an upload ahead.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Preloaded {
+    key: u64,
+    ptr: usize,
+    len: usize,
+}
+
 /// The proving key's base vectors a prover keeps resident: H, L, A, B_G1 always; B_G2 when
 /// the device is to compute it (same count as B_G1).
 #[derive(Clone, Copy)]
@@ -85,6 +102,11 @@ pub struct GpuTimings {
     pub msm_b_g2: Duration,
     /// Window sums back to the host and combined there.
     pub finish: Duration,
+    /// This partition's `a` was on the device already (uploaded during the previous call).
+    pub a_ahead: bool,
+    /// The next partition's `a` uploaded during this call (copy stream, under the compute);
+    /// zero when none was.
+    pub upload_ahead: Duration,
     pub total: Duration,
 }
 
@@ -102,6 +124,9 @@ impl GpuTimings {
         ];
         if b_g2 {
             v.push(("msm_b_g2", self.msm_b_g2));
+        }
+        if self.upload_ahead > Duration::ZERO {
+            v.push(("upload_ahead", self.upload_ahead));
         }
         v
     }
@@ -136,6 +161,9 @@ pub struct GpuProver {
     stream: Option<StreamBuffers>,
     /// a, b, c and the scratch buffer of the NTTs.
     abc: [DevBuf; 4],
+    /// Where the next partition's `a` uploads ahead (swapped with `abc[0]` when used).
+    spare_a: Option<DevBuf>,
+    preloaded: Option<Preloaded>,
     scalars: DevBuf,
     /// Per plan (L, A, B): terms then ones.
     plans: [DevBuf; 3],
@@ -144,7 +172,7 @@ pub struct GpuProver {
     /// The G1 MSMs' result slots, SLOT per piece.
     results: DevBuf,
     g2: Option<G2Part>,
-    ev: [Event; 12],
+    ev: [Event; 14],
     registered: Vec<usize>,
     /// Last: dropped after the events (fields drop in declaration order).
     dev: Device,
@@ -323,6 +351,7 @@ impl GpuProver {
         };
         let n = 1usize << max_log;
         let abc = [0; 4].map(|_| dev.carve(n * FR_BYTES));
+        let spare_a = plan.spare_a.then(|| dev.carve(n * FR_BYTES));
         let scalars = dev.carve(max_scalars * FR_BYTES);
         let plans = [counts[1], counts[2], counts[3]].map(|c| dev.carve(c * 12));
         let tables = NttTables::new(dev.carve(ntt::tables_bytes(max_log)));
@@ -338,7 +367,7 @@ impl GpuProver {
             work: MsmWork::carve_for(&mut dev, Curve::G2, g2_terms),
             results: dev.carve(plan.pieces()[4] * SLOT * XYZZ2_BYTES),
         });
-        let ev = [(); 12].map(|_| dev.event());
+        let ev = [(); 14].map(|_| dev.event());
         let ev = ev
             .into_iter()
             .collect::<Result<Vec<_>, _>>()?
@@ -351,6 +380,8 @@ impl GpuProver {
             bases,
             stream,
             abc,
+            spare_a,
+            preloaded: None,
             scalars,
             plans,
             tables,
@@ -473,16 +504,66 @@ impl GpuProver {
     /// H, L, A, B_G1 (and B_G2 when `p.b_g2`) of one partition; equal to the CPU path
     /// (`groth16::prove`) exactly.
     pub fn prove(&mut self, p: &GpuPartition<'_>) -> Result<(GpuResults, GpuTimings), GpuError> {
+        self.prove_ahead(p, None, || None)
+    }
+
+    /// [`Self::prove`] of the partition the caller names `key`, using its `a` if the previous
+    /// call uploaded it ahead under that key, and uploading the next partition's `a` ahead:
+    /// once this partition's H MSM has run (about 40 % of the partition's compute is left,
+    /// more than the upload takes), `ahead` is asked for the next partition, and its `a`
+    /// copies into the spare buffer on the copy stream while L, A, B run. Asking late keeps
+    /// a caller that claims work in `ahead` from taking a partition another device could
+    /// start sooner. Without a spare buffer (the plan had no room) `ahead` is not called.
+    ///
+    /// The caller must leave the next partition's `a` unchanged until the call that uses it
+    /// (the key tells the prover which partition it is; an error forgets the upload).
+    pub fn prove_ahead<'n>(
+        &mut self,
+        p: &GpuPartition<'_>,
+        key: Option<u64>,
+        ahead: impl FnOnce() -> Option<Preload<'n>>,
+    ) -> Result<(GpuResults, GpuTimings), GpuError> {
+        let preloaded = self.preloaded.take();
+        let r = self.prove_inner(p, key, preloaded, ahead);
+        if r.is_err() {
+            self.preloaded = None;
+        }
+        r
+    }
+
+    fn prove_inner<'n>(
+        &mut self,
+        p: &GpuPartition<'_>,
+        key: Option<u64>,
+        preloaded: Option<Preloaded>,
+        ahead: impl FnOnce() -> Option<Preload<'n>>,
+    ) -> Result<(GpuResults, GpuTimings), GpuError> {
         use super::error::Step;
         let wall = Instant::now();
         self.check(p)?;
+        let this = key.map(|key| Preloaded {
+            key,
+            ptr: p.a.as_ptr() as usize,
+            len: p.a.len(),
+        });
+        let a_ahead = this.is_some() && this == preloaded;
+        if a_ahead {
+            // The copy stream is in order: the upload ahead ends before anything enqueued
+            // on it below, so the event after the (skipped) upload of `a` still covers it.
+            let spare = self
+                .spare_a
+                .as_mut()
+                .expect("only a spare buffer is preloaded");
+            std::mem::swap(&mut self.abc[0], spare);
+        }
         self.dev.ctx.bind_to_thread().step("bind context")?;
         let log_n = p.domain_log2;
         let n = 1usize << log_n;
         self.tables.prepare(&self.dev, log_n)?;
         let d = &self.dev;
         let (cs, ks) = (d.copy, d.compute);
-        let [e_up0, e_a, e_b, e_c, e_rest, e_k0, e_ntt, e_h, e_l, e_a2, e_b2, e_g2] = &self.ev;
+        let [e_up0, e_a, e_b, e_c, e_rest, e_k0, e_ntt, e_h, e_l, e_a2, e_b2, e_g2, e_next0, e_next] =
+            &self.ev;
 
         // Uploads go on the copy stream, each followed by an event the compute stream waits
         // on, and are enqueued in the order compute needs them: a copy from memory that is
@@ -495,7 +576,9 @@ impl GpuProver {
             .into_iter()
             .enumerate()
         {
-            d.upload(x, self.abc[i].bytes, v, cs)?;
+            if !(i == 0 && a_ahead) {
+                d.upload(x, self.abc[i].bytes, v, cs)?;
+            }
             ev.record(cs)?;
             // H = (A·B − C)/Z: each input's two transforms start once it has landed.
             ev.wait_on(ks)?;
@@ -584,6 +667,24 @@ impl GpuProver {
             }
             _ => None,
         };
+        // The next partition's `a`, once H's MSM has run (see `prove_ahead`).
+        let mut uploaded_ahead = false;
+        if let Some(spare) = self.spare_a {
+            e_h.synchronize()?;
+            if let Some(next) = ahead() {
+                if size_of_val(next.a) <= spare.bytes {
+                    e_next0.record(cs)?;
+                    d.upload(spare.ptr, spare.bytes, next.a, cs)?;
+                    e_next.record(cs)?;
+                    self.preloaded = Some(Preloaded {
+                        key: next.key,
+                        ptr: next.a.as_ptr() as usize,
+                        len: next.a.len(),
+                    });
+                    uploaded_ahead = true;
+                }
+            }
+        }
         let mut out = vec![Xyzz::default(); first * SLOT];
         d.download(&mut out, self.results.ptr, ks)?;
         let g2_slots = g2.as_ref().map_or(0, |(w, _)| w.len() * SLOT);
@@ -614,6 +715,12 @@ impl GpuProver {
                 Duration::ZERO
             },
             finish: t_fin.elapsed(),
+            a_ahead,
+            upload_ahead: if uploaded_ahead {
+                ms(e_next0, e_next)?
+            } else {
+                Duration::ZERO
+            },
             total: wall.elapsed(),
         };
         let r = GpuResults {

@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use cuzk_shm_layout::timeline::names;
-use cuzk_shm_layout::{iceoryx_config, Arena, At, ControlPlane, SlotClaim, Stage, Timeline};
+use cuzk_shm_layout::{
+    iceoryx_config, Arena, At, ControlPlane, ShmError, SlotClaim, Stage, Timeline,
+};
 
 /// The arguments the supervisor passes every stage (flags or environment).
 #[derive(clap::Args, Debug, Clone)]
@@ -108,8 +110,86 @@ impl StageRuntime {
         self.timeline.emit(names::STAGE_EXIT, At::default());
         Ok(())
     }
+
+    /// As [`Self::serve`], and `work` may take the next ready slot ahead of time through its
+    /// [`Lookahead`] (claimed without waiting, only when one is ready): that slot is the
+    /// next one worked on. The gpu stage uploads the next partition's first input under the
+    /// current one's compute this way. On stop a slot taken ahead is given back undone.
+    pub fn serve_ahead(
+        &self,
+        stage: Stage,
+        mut work: impl FnMut(SlotClaim<'_>, &mut Lookahead<'_, '_>) -> Result<()>,
+    ) -> Result<()> {
+        let inbox = self.control.receiver(stage)?;
+        let mut next: Option<SlotClaim<'_>> = None;
+        let mut claim_ready = || {
+            inbox
+                .claim_next(&self.arena, Duration::ZERO)
+                .map(|h| h.map(|h| h.claim))
+        };
+        while !self.stopping() {
+            let claim = match next.take() {
+                Some(claim) => claim,
+                None => match inbox.claim_next(&self.arena, POLL) {
+                    Ok(Some(handoff)) => handoff.claim,
+                    Ok(None) => continue,
+                    Err(_) if self.stopping() => break,
+                    Err(e) => return Err(e.into()),
+                },
+            };
+            let mut ahead = Lookahead::new(&mut next, &mut claim_ready);
+            work(claim, &mut ahead)?;
+        }
+        if let Some(claim) = next {
+            // Another process of this stage (or this one, restarted) takes it.
+            claim.abandon()?;
+        }
+        self.timeline.emit(names::STAGE_EXIT, At::default());
+        Ok(())
+    }
 }
 
+/// The next slot a stage may start on before it finishes the current one
+/// ([`StageRuntime::serve_ahead`]).
+pub struct Lookahead<'l, 'a> {
+    next: &'l mut Option<SlotClaim<'a>>,
+    /// Claims a ready slot without waiting; None: never looks (outside a stage loop).
+    claim: Option<&'l mut dyn FnMut() -> Result<Option<SlotClaim<'a>>, ShmError>>,
+}
+
+impl<'l, 'a> Lookahead<'l, 'a> {
+    /// The slot this stage works on next: the one already taken ahead, else one claimed now
+    /// if it is ready (no waiting; None when nothing is, or the claim failed: the slot is
+    /// then found again by the next ordinary claim).
+    pub fn next_slot(&mut self) -> Option<&SlotClaim<'a>> {
+        if self.next.is_none() {
+            if let Some(claim) = self.claim.as_mut() {
+                *self.next = claim().ok().flatten();
+            }
+        }
+        self.next.as_ref()
+    }
+
+    /// A lookahead that keeps the slot it takes in `next` and takes one with `claim` (which
+    /// must not wait), as [`StageRuntime::serve_ahead`] makes it.
+    pub fn new(
+        next: &'l mut Option<SlotClaim<'a>>,
+        claim: &'l mut dyn FnMut() -> Result<Option<SlotClaim<'a>>, ShmError>,
+    ) -> Self {
+        Lookahead {
+            next,
+            claim: Some(claim),
+        }
+    }
+
+    /// A lookahead that never finds a slot (callers outside a stage loop: benches, tests).
+    pub fn none(slot: &'l mut Option<SlotClaim<'a>>) -> Self {
+        Lookahead {
+            next: slot,
+            claim: None,
+        }
+    }
+}
 /// The arena's name as the supervisor gave it: the file is `cuzk-<name>.arena`.
 pub fn arena_name(path: &std::path::Path) -> String {
     let file = path

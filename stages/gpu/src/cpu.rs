@@ -9,6 +9,7 @@ use blstrs::Scalar as Fr;
 use cuzk_kernels::groth16::steps::{b_g2_msm, g1_msms, h_scalars};
 use cuzk_kernels::srs::SrsView;
 use cuzk_shm_layout::{Region, SlotClaim};
+use cuzk_stage_common::runtime::Lookahead;
 use cuzk_stage_common::slot_view::{cast, msm_inputs, MsmInputs};
 use ff::Field;
 
@@ -38,6 +39,8 @@ impl PartitionDevice for CpuDevice {
         claim: &SlotClaim<'_>,
         srs: &SrsView<'_>,
         b_g2: bool,
+        // The CPU has nothing to overlap: it never takes a slot ahead.
+        _ahead: &mut Lookahead<'_, '_>,
     ) -> Result<(PartitionSums, Steps)> {
         let MsmInputs { shape, z, plans } = msm_inputs(claim, srs)?;
         let n = shape.domain_size();

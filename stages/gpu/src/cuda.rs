@@ -3,16 +3,19 @@
 //! and kept for every partition proved with the same parameters). The bases stay resident
 //! (B_G2's too when the jobs put B_G2 here); each partition uploads only a, b, c, the
 //! assignment and the plans, by DMA straight from the arena, which is page-locked once.
+//! The next partition's `a`, when its slot is ready, uploads during this one's L, A, B
+//! MSMs (`GpuProver::prove_ahead`), so its NTTs start without waiting for a copy.
 
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use blstrs::Scalar as Fr;
-use cuzk_kernels::cuda::{GpuError, GpuPartition, GpuProver, ResidentBases};
+use cuzk_kernels::cuda::{GpuError, GpuPartition, GpuProver, Preload, ResidentBases};
 use cuzk_kernels::groth16::steps::{b_g2_msm, G1Sums};
 use cuzk_kernels::srs::SrsView;
 use cuzk_shm_layout::{Arena, Region, SlotClaim};
-use cuzk_stage_common::slot_view::{cast, msm_inputs, MsmInputs};
+use cuzk_stage_common::runtime::Lookahead;
+use cuzk_stage_common::slot_view::{cast, meta, msm_inputs, MsmInputs};
 
 use crate::{PartitionDevice, PartitionSums, Steps};
 
@@ -134,6 +137,7 @@ impl PartitionDevice for CudaDevice {
         claim: &SlotClaim<'_>,
         srs: &SrsView<'_>,
         b_g2: bool,
+        ahead: &mut Lookahead<'_, '_>,
     ) -> Result<(PartitionSums, Steps)> {
         let MsmInputs { shape, z, plans } = msm_inputs(claim, srs)?;
         let [l, a_plan, b_plan] = plans;
@@ -164,8 +168,17 @@ impl PartitionDevice for CudaDevice {
                 b_g2: on_device.then_some(srs.b_g2),
             }),
         };
+        let next_a = move || {
+            let ahead = ahead;
+            let next = ahead.next_slot()?;
+            let n = 1usize.checked_shl(meta(next).domain_log2())?;
+            Some(Preload {
+                key: claim_key(next),
+                a: cast::<Fr>(next.region(Region::EvalA)).get(..n)?,
+            })
+        };
         let (r, t) = prover
-            .prove(&partition)
+            .prove_ahead(&partition, Some(claim_key(claim)), next_a)
             .map_err(DeviceError)
             .with_context(|| format!("cuda:{ordinal}"))?;
         let mut steps = std::mem::take(&mut self.setup);
@@ -189,6 +202,13 @@ impl PartitionDevice for CudaDevice {
         };
         Ok((PartitionSums { g1, b_g2 }, steps))
     }
+}
+
+/// Names one claim of a slot for `GpuProver::prove_ahead`: the slot and its generation,
+/// which changes with every hand-off, so a slot refilled later never matches an upload made
+/// for its earlier contents.
+fn claim_key(claim: &SlotClaim<'_>) -> u64 {
+    (claim.slot() as u64) << 32 | claim.generation() as u64
 }
 
 /// A GPU error, kept as a type so the stage loop can ask whether the context survived.

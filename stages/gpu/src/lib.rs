@@ -22,6 +22,7 @@ use blstrs::G2Projective;
 use cuzk_kernels::groth16::steps::G1Sums;
 use cuzk_kernels::srs::SrsView;
 use cuzk_shm_layout::SlotClaim;
+use cuzk_stage_common::runtime::Lookahead;
 
 /// What a device computes for a partition: the four G1 sums, and B_G2 when asked.
 pub struct PartitionSums {
@@ -38,12 +39,14 @@ pub trait PartitionDevice {
     fn describe(&self) -> String;
     /// Computes the four G1 sums (and B_G2 when `b_g2`) for the partition in `claim`
     /// without changing its inputs (a redo after a crash reads the same bytes), with each
-    /// step's time.
+    /// step's time. A device that can start on the next partition early asks `ahead` for
+    /// it (the CUDA device uploads its `a` under this partition's compute).
     fn prove(
         &mut self,
         claim: &SlotClaim<'_>,
         srs: &SrsView<'_>,
         b_g2: bool,
+        ahead: &mut Lookahead<'_, '_>,
     ) -> Result<(PartitionSums, Steps)>;
 }
 
@@ -53,9 +56,10 @@ pub fn prove_slot(
     claim: &mut SlotClaim<'_>,
     srs: &SrsView<'_>,
     b_g2: bool,
+    ahead: &mut Lookahead<'_, '_>,
 ) -> Result<Steps> {
     use cuzk_stage_common::slot_view::{write_b_g2, write_g1, MsmResult};
-    let (sums, steps) = device.prove(claim, srs, b_g2)?;
+    let (sums, steps) = device.prove(claim, srs, b_g2, ahead)?;
     if b_g2 && sums.b_g2.is_none() {
         anyhow::bail!("{}: B_G2 asked for and not computed", device.describe());
     }

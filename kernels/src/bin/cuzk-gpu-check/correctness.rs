@@ -328,6 +328,16 @@ pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Resu
             tcpu,
             &detail,
         );
+        upload_ahead_check(&mut p, &part, seed, rep, |a, b, c| {
+            let (mut a, mut b, mut c) = (a.to_vec(), b.to_vec(), c.to_vec());
+            quotient_in_place(&mut a, &mut b, &mut c, &Domain::new(log));
+            let h: Vec<Limbs> = a[..n - 1].iter().map(scalars::to_limbs).collect();
+            PlanRef {
+                ones: &[],
+                terms: &hd,
+            }
+            .execute(&bases[..ch], &h)
+        })?;
         // The same partition with the bases streamed through two 1 MiB buffers: every MSM
         // in pieces of 10922 G1 / 5461 G2 bases (the path of a device too small for the key).
         drop(p);
@@ -348,5 +358,63 @@ pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Resu
             &sp.describe(),
         );
     }
+    Ok(())
+}
+
+/// `prove_ahead`: a partition whose `a` was uploaded ahead (during the previous partition's
+/// call, into the spare buffer) proves the same as with its own upload and as the CPU's H,
+/// and an upload under another key, or for other memory under the same key, is not used.
+/// `part2` differs from `part` in a, b, c only (H differs; L, A, B are the same sums).
+fn upload_ahead_check(
+    p: &mut GpuProver,
+    part: &SyntheticPartition,
+    seed: u64,
+    rep: &mut Report,
+    cpu_h: impl Fn(&[Fr], &[Fr], &[Fr]) -> G1Projective,
+) -> Result<(), GpuError> {
+    use cuzk_kernels::cuda::Preload;
+    let n = part.a.len();
+    let (a2, b2, c2) = (
+        rand_frs(n, seed ^ 0xa2),
+        rand_frs(n, seed ^ 0xb2),
+        rand_frs(n, seed ^ 0xc2),
+    );
+    let mut part2 = part.as_gpu(true);
+    (part2.a, part2.b, part2.c) = (&a2, &b2, &c2);
+    let (plain1, _) = p.prove(&part.as_gpu(true))?;
+    let (plain2, _) = p.prove(&part2)?;
+    // 1 uploads 2's a ahead; 2 uses it and uploads 1's a under key 3; 1 asked for under key
+    // 4 must not use that upload; then an upload of 2's a under key 5, presented with 1's a.
+    let ahead = |key, a| move || Some(Preload { key, a });
+    let (r1, t1) = p.prove_ahead(&part.as_gpu(true), Some(1), ahead(2, &a2[..]))?;
+    let (r2, t2) = p.prove_ahead(&part2, Some(2), ahead(3, &part.a[..]))?;
+    let (r1b, t1b) = p.prove_ahead(&part.as_gpu(true), Some(4), ahead(5, &a2[..]))?;
+    let (r1c, t1c) = p.prove_ahead(&part.as_gpu(true), Some(5), || None)?;
+    let want2 = cpu_h(&a2, &b2, &c2);
+    let used = !t1.a_ahead && t2.a_ahead && !t1b.a_ahead && !t1c.a_ahead;
+    let uploaded = [&t1, &t2, &t1b]
+        .iter()
+        .all(|t| t.upload_ahead > std::time::Duration::ZERO);
+    let ok = r1 == plain1
+        && r2 == plain2
+        && r2.h == want2
+        && r2.h != plain1.h
+        && r1b == plain1
+        && r1c == plain1
+        && used
+        && uploaded;
+    rep.row(
+        &format!("prove_ahead 2^{}: a uploaded ahead", part.domain_log2),
+        Some(ok),
+        ms(t2.total),
+        ms(t1.total),
+        &format!(
+            "same as own upload {}, H vs CPU {}, used only under its key {}, uploads {:?} ms",
+            r1 == plain1 && r2 == plain2 && r1b == plain1 && r1c == plain1,
+            r2.h == want2,
+            used,
+            [&t1, &t2, &t1b].map(|t| ms(t.upload_ahead))
+        ),
+    );
     Ok(())
 }

@@ -7,8 +7,9 @@ use anyhow::Result;
 use clap::Parser;
 use cuzk_gpu::{prove_slot, CpuDevice, CudaDevice, DeviceError, PartitionDevice};
 use cuzk_shm_layout::timeline::names;
-use cuzk_shm_layout::{At, SlotState, Stage};
+use cuzk_shm_layout::{At, SlotClaim, SlotState, Stage};
 use cuzk_stage_common::pass_through::{live_job, ms};
+use cuzk_stage_common::runtime::Lookahead;
 use cuzk_stage_common::{BG2Stage, JobSpec, SrsCache, StageArgs, StageRuntime};
 
 #[derive(Parser)]
@@ -22,6 +23,10 @@ struct Args {
     /// Device ordinal (PCI bus order); absent: the CPU device.
     #[arg(long, env = "CUZK_GPU_DEVICE")]
     device: Option<usize>,
+    /// Take the next ready slot while the current partition computes and upload its `a`
+    /// under that compute (CUDA devices); false: one slot at a time.
+    #[arg(long, env = "CUZK_GPU_UPLOAD_AHEAD", default_value_t = true, action = clap::ArgAction::Set)]
+    upload_ahead: bool,
 }
 
 fn main() -> ExitCode {
@@ -41,7 +46,7 @@ fn run(args: Args) -> Result<()> {
     // job fails after the third.
     let mut device_errors: std::collections::HashMap<(u64, u32), u32> = Default::default();
     eprintln!("cuzk-gpu: serving on {}", device.describe());
-    rt.serve(Stage::Gpu, |claim| {
+    let mut work = |claim: SlotClaim<'_>, ahead: &mut Lookahead<'_, '_>| -> Result<()> {
         let Some((job, mut claim)) = live_job(&rt, claim, &to_epilogue)? else {
             return Ok(());
         };
@@ -52,7 +57,13 @@ fn run(args: Args) -> Result<()> {
             .map_err(anyhow::Error::from)
             .and_then(|spec| {
                 let b_g2 = spec.b_g2_in(BG2Stage::Gpu);
-                prove_slot(device.as_mut(), &mut claim, &srs.for_job(&spec)?, b_g2)
+                prove_slot(
+                    device.as_mut(),
+                    &mut claim,
+                    &srs.for_job(&spec)?,
+                    b_g2,
+                    ahead,
+                )
             });
         match proved {
             Ok(steps) => {
@@ -88,5 +99,14 @@ fn run(args: Args) -> Result<()> {
             }
         }
         Ok(())
-    })
+    };
+    if args.upload_ahead {
+        // Slots are taken one ahead when ready, so the CUDA device can upload the next
+        // partition's first input under the current one's compute.
+        rt.serve_ahead(Stage::Gpu, work)
+    } else {
+        rt.serve(Stage::Gpu, |claim| {
+            work(claim, &mut Lookahead::none(&mut None))
+        })
+    }
 }
