@@ -85,12 +85,19 @@ pub(crate) fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
         .all(|p| bool::from(p.is_on_curve()) && !bool::from(p.is_identity()));
     rep.row("synthetic points on curve (1024)", Some(on), 0.0, 0.0, "");
 
-    for log in [20u32, 22, 24, 26, 27] {
+    // CUZK_SCALE_KERNELS=0 leaves out the kernels by size, CUZK_SCALE_STREAM=0 the streamed
+    // prover (device time, when only the partition rows are wanted).
+    let kernel_logs: &[u32] = if env_or("CUZK_SCALE_KERNELS", 1) == 0 {
+        &[]
+    } else {
+        &[20, 22, 24, 26, 27]
+    };
+    for &log in kernel_logs {
         let n = 1usize << log;
         ntt_best_of_3(&mut gpu, rand_frs(n, seed ^ log as u64), log, rep)?;
     }
-    let s = rand_scalars(1 << 27, seed ^ 77);
-    for log in [20u32, 22, 24, 26, 27] {
+    let s = rand_scalars(if kernel_logs.is_empty() { 0 } else { 1 << 27 }, seed ^ 77);
+    for &log in kernel_logs {
         let n = (1usize << log).min(counts[0]); // 2^27 − 1 at the top: the H vector's size
         let mut best = f64::MAX;
         for _ in 0..2 {
@@ -104,7 +111,7 @@ pub(crate) fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
             "",
         );
     }
-    if std::env::var_os("CUZK_MSM_PROFILE").is_some() {
+    if !kernel_logs.is_empty() && std::env::var_os("CUZK_MSM_PROFILE").is_some() {
         let t = ms(gpu.msm_dense(BaseSet::H, &s[..1 << 26])?.1);
         msm::take_profile();
         gpu.msm_dense(BaseSet::H, &s[..1 << 26])?;
@@ -161,6 +168,9 @@ pub(crate) fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
     // The same partition with the bases streamed from the host, as on a device that cannot
     // hold the key: a prover limited to CUZK_STREAM_LIMIT_GIB (default 40) GiB, its results
     // compared with the resident prover's.
+    if env_or("CUZK_SCALE_STREAM", 1) == 0 {
+        return Ok(());
+    }
     let t = Instant::now();
     let h = gpu.download_bases(BaseSet::H, counts[0])?;
     let l = gpu.download_bases(BaseSet::L, counts[1])?;
