@@ -11,12 +11,16 @@
 # With B_G2_COMPARE=1 only the whole pipeline runs, twice on ${GPUS:-2} device(s), the same
 # partitions, only the B_G2 placement differs: full-cpu (--b-g2-msm host_prep: host-prep's
 # CPU threads) then full-gpu (--b-g2-msm gpu: the gpu stage, bases resident on the device).
+# With AHEAD_COMPARE=1 only the whole pipeline runs (B_G2 on the GPU), twice on ${GPUS:-1}
+# device(s), the same partitions, only the gpu stage's upload ahead differs: serial
+# (CUZK_GPU_UPLOAD_AHEAD=false: each partition uploads its own a) then ahead (the default:
+# the next slot's a uploads under the current partition's compute).
 # Results under $OUT; a short table last.
 source "$(dirname "$0")/env.sh"
 # The arena (6 slots x 20.2 GB) and the synthetic SRS (47 GB) do not fit /dev/shm's default
 # half of RAM: a tmpfs of our own.
 SHM=/mnt/cuzk-shm
-mkdir -p $SHM && mount -t tmpfs -o size=230g tmpfs $SHM || { echo "tmpfs mount failed"; exit 1; }
+mkdir -p $SHM && mount -t tmpfs -o size=${SHM_GB:-230}g tmpfs $SHM || { echo "tmpfs mount failed"; exit 1; }
 STAGES=(--slots ${SLOTS:-6} --arena-dir $SHM --keep-synthetic-srs
   --synthesis-count ${SYNTH:-3} --synthesis-threads ${SYNTH_THREADS:-4}
   --host-prep-count ${PREP:-3} --host-prep-threads ${PREP_THREADS:-6} --epilogue-count 1)
@@ -66,6 +70,17 @@ except Exception as e:
     print("no ratio:", e)
 PY
 }
+
+if [ -n "${AHEAD_COMPARE:-}" ]; then
+  CUZK_GPU_UPLOAD_AHEAD=false RUN_ARGS="--b-g2-msm gpu" run serial ${GPUS:-1} 1
+  CUZK_GPU_UPLOAD_AHEAD=true RUN_ARGS="--b-g2-msm gpu" run ahead ${GPUS:-1} 1
+  rm -f $SHM/*; umount $SHM
+  grep -ho '"upload_ahead":[0-9.]*' /tmp/synth-ahead/synth-*.timeline.jsonl 2>/dev/null | head -3
+  echo "== summary"
+  cat "$OUT/summary.txt"
+  ratio serial ahead "whole pipeline, each partition uploading its own a vs the next a uploaded ahead, same partitions"
+  exit 0
+fi
 
 if [ -n "${B_G2_COMPARE:-}" ]; then
   RUN_ARGS="--b-g2-msm host_prep" run full-cpu ${GPUS:-2} 1
