@@ -9,7 +9,9 @@ fn make_gpu_ready(arena: &Arena) -> u32 {
     let c = arena.claim_any(Stage::Synthesis).expect("a free slot");
     let slot = c.slot();
     c.complete().unwrap();
-    let c = arena.claim_any(Stage::HostPrep).expect("the synthesized slot");
+    let c = arena
+        .claim_any(Stage::HostPrep)
+        .expect("the synthesized slot");
     assert_eq!(c.slot(), slot);
     c.complete().unwrap();
     slot
@@ -44,7 +46,9 @@ fn a_slot_is_taken_ahead_once_when_ready_and_given_back_on_stop() {
     // The next round starts from the slot taken ahead: it stays claimed by this process.
     let held = next.take().expect("kept for the next round");
     assert_eq!(held.slot(), taken);
-    assert!(arena.try_claim(taken, Stage::Gpu.ready_state(), None).is_err());
+    assert!(arena
+        .try_claim(taken, Stage::Gpu.ready_state(), None)
+        .is_err());
     // The other ready slot is still there for another gpu process.
     let other = arena.claim_any(Stage::Gpu).expect("the other ready slot");
     assert_ne!(other.slot(), taken);
