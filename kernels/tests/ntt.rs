@@ -86,3 +86,23 @@ fn scaling_in_bit_reversed_order() {
         }
     }
 }
+
+/// The scalars the GPU tables are built from (`Roots`, no twiddle tables) are the domain's:
+/// ω of order exactly n, its inverse, n^{-1}, and Z on the coset.
+#[test]
+fn roots_are_the_domains_scalars() {
+    use cuzk_kernels::ntt::Roots;
+    for log_n in [1u32, 5, 12, 20] {
+        let d = Domain::new(log_n);
+        let r = Roots::new(log_n);
+        assert_eq!(
+            (r.n, r.omega, r.omega_inv, r.n_inv),
+            (d.n, d.omega, d.omega_inv, d.n_inv)
+        );
+        assert_eq!(r.z_on_coset(), d.z_on_coset());
+        assert_eq!(r.omega.pow_vartime([r.n as u64]), Fr::ONE);
+        assert_ne!(r.omega.pow_vartime([(r.n / 2) as u64]), Fr::ONE);
+        assert_eq!(r.omega * r.omega_inv, Fr::ONE);
+        assert_eq!(r.n_inv * Fr::from(r.n as u64), Fr::ONE);
+    }
+}

@@ -100,7 +100,9 @@ impl NttTables {
         let n = 1usize << log_n;
         let b = table_bits(log_n);
         let len = 1usize << b;
-        let d = crate::ntt::Domain::new(log_n);
+        // The domain's scalars only: `Domain::new` would also build the CPU's twiddle tables
+        // (8 GiB and ~7 s at 2^27, which a prover's first partition used to pay).
+        let d = crate::ntt::Roots::new(log_n);
         let g = coset_generator();
         let n_inv = d.n_inv;
         let z_inv = d.z_on_coset().invert().unwrap();

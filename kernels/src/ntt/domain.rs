@@ -25,8 +25,20 @@ pub fn coset_generator() -> Fr {
     Fr::MULTIPLICATIVE_GENERATOR
 }
 
-impl Domain {
-    /// The domain of size 2^log_n. Panics if log_n exceeds Fr's two-adicity (32).
+/// The scalars of the domain of size 2^log_n without its twiddle tables (which take 8 GiB
+/// and seconds to build at 2^27: the GPU path needs only these).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Roots {
+    pub log_n: u32,
+    pub n: usize,
+    pub omega: Fr,
+    pub omega_inv: Fr,
+    /// n^-1, the scale of the inverse transform.
+    pub n_inv: Fr,
+}
+
+impl Roots {
+    /// Panics if log_n exceeds Fr's two-adicity (32).
     pub fn new(log_n: u32) -> Self {
         assert!(
             log_n <= Fr::S,
@@ -39,22 +51,45 @@ impl Domain {
         for _ in log_n..Fr::S {
             omega = omega.square();
         }
-        let omega_inv = omega.invert().unwrap();
-        let n_inv = Fr::from(n as u64).invert().unwrap();
-        Domain {
+        Roots {
             log_n,
             n,
             omega,
-            omega_inv,
-            n_inv,
-            twiddles: level_tables(omega, log_n),
-            twiddles_inv: level_tables(omega_inv, log_n),
+            omega_inv: omega.invert().unwrap(),
+            n_inv: Fr::from(n as u64).invert().unwrap(),
         }
     }
 
     /// Z(x) = x^n - 1 evaluated at x = g (constant on the coset gH, since (gω^i)^n = g^n).
     pub fn z_on_coset(&self) -> Fr {
         coset_generator().pow_vartime([self.n as u64]) - Fr::ONE
+    }
+}
+
+impl Domain {
+    /// The domain of size 2^log_n with its twiddle tables. Panics if log_n exceeds Fr's
+    /// two-adicity (32).
+    pub fn new(log_n: u32) -> Self {
+        let r = Roots::new(log_n);
+        Domain {
+            log_n,
+            n: r.n,
+            omega: r.omega,
+            omega_inv: r.omega_inv,
+            n_inv: r.n_inv,
+            twiddles: level_tables(r.omega, log_n),
+            twiddles_inv: level_tables(r.omega_inv, log_n),
+        }
+    }
+
+    /// The domain's scalars alone.
+    pub fn roots(&self) -> Roots {
+        Roots::new(self.log_n)
+    }
+
+    /// Z(x) = x^n - 1 evaluated at x = g (constant on the coset gH, since (gω^i)^n = g^n).
+    pub fn z_on_coset(&self) -> Fr {
+        self.roots().z_on_coset()
     }
 }
 

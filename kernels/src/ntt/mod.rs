@@ -3,7 +3,7 @@
 mod domain;
 mod radix2;
 
-pub use domain::{coset_generator, powers, Domain};
+pub use domain::{coset_generator, powers, Domain, Roots};
 pub use radix2::{bit_reverse, bit_reverse_permute, dif, dit, scale_by_powers_bitrev};
 
 use blstrs::Scalar as Fr;
