@@ -16,8 +16,9 @@
 // 3. msm_scatter (per window): each term's base index, sign in bit 31, lands in its
 //    bucket's range: a counting sort by bucket.
 // 4. msm_accumulate (per window): the sorted array is cut into equal chunks of S entries;
-//    each thread sums its chunk (affine + XYZZ additions), a bucket wholly inside the chunk
-//    is stored directly, a bucket cut by a chunk edge leaves a partial (head/tail).
+//    each thread sums its chunk (affine + XYZZ additions) in one flat loop, the threads of a
+//    warp in step; a bucket wholly inside the chunk is stored directly, a bucket cut by a
+//    chunk edge leaves a partial (head/tail). G1 prefetches the next entry's base.
 // 5. msm_fixup (per window): buckets cut across chunks sum their partials; empty = infinity.
 // 6. msm_bucket_reduce (all windows): chunks of Q buckets, running sums from the top:
 //    Σ_b (b + 1)·S_b = Σ_{chunks} (Σ_{b in chunk} (b − lo + 1)·S_b + lo·Σ_{b in chunk} S_b).
@@ -71,11 +72,23 @@ extern "C" __global__ void msm_digits(const DigitParams p) {
     u64 two = (u64)s[limb] | ((limb + 1 < 9 ? (u64)s[limb + 1] : 0) << 32);
     const u32 raw = (u32)(two >> sh) & mask;
     p.digits[(size_t)w * p.m + i] = raw;
-    if (raw != half) {
+    // counts = 0: digits only, the histograms come window by window from msm_count (windows
+    // too wide for every window's buckets to be held at once, see msm.rs).
+    if (p.counts && raw != half) {
       const u32 bucket = (raw > half ? raw - half : half - raw) - 1;
       atomicAdd(&p.counts[w * B + bucket], 1u);
     }
   }
+}
+
+// One window's histogram from its stored raw digits (msm_digits' counting, for windows
+// processed a few at a time).
+extern "C" __global__ void msm_count(const u32* digits, u32* counts, u32 m, u32 c) {
+  const u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  const u32 half = 1u << (c - 1);
+  const u32 raw = digits[i];
+  if (raw != half) atomicAdd(&counts[(raw > half ? raw - half : half - raw) - 1], 1u);
 }
 
 // One block per window: offsets[w·(B+1) + b] = Σ_{b' < b} counts[w·B + b']; the last entry
@@ -127,6 +140,24 @@ __device__ __forceinline__ u32 find_bucket(const u32* off, u32 B, u32 pos) {
   return lo;
 }
 
+// The end of a run (the entries of bucket b in this chunk, [run_start, run_end)): a bucket
+// wholly inside the chunk is stored, else its part is the chunk's head (the run the chunk
+// starts in) or tail (the run it ends in) partial.
+template <class F>
+__device__ __forceinline__ void flush_run(const u32* off, u32 b, u32 start, u32 run_start, u32 run_end,
+                                          const xyzz_p<F>& acc, xyzz_p<F>* buckets, partial_p<F>* head,
+                                          partial_p<F>* tail, u32 t) {
+  if (run_start == off[b] && run_end == off[b + 1]) buckets[b] = acc;
+  else if (run_start == start) { head[t].bucket = b; head[t].p = acc; }
+  else { tail[t].bucket = b; tail[t].p = acc; }
+}
+
+// Thread t sums entries [t·S, t·S + S) of the sorted array, one flat loop over the entries:
+// when entry q starts a new bucket's run, the finished run is flushed and the accumulator
+// reset, then entry q is added. Every thread of a warp so runs its S madds in step. (The
+// loop used to be nested, an inner loop per bucket run: a warp then waited at the end of each
+// run for its longest one, Poisson-distributed lengths around m/2^{c−1}, and ran the madd with
+// about half its threads at 2^24 terms, c = 22; Nsight Compute: 16.6 active threads a warp.)
 template <class F>
 __device__ __forceinline__ void accumulate(const u32* sorted, const u32* off, u32 B, u32 S,
                                            const affine_p<F>* bases, xyzz_p<F>* buckets,
@@ -138,39 +169,127 @@ __device__ __forceinline__ void accumulate(const u32* sorted, const u32* off, u3
   const u32 end = min(start + S, total);
   head[t].bucket = NONE;
   tail[t].bucket = NONE;
-  u32 b = find_bucket(off, B, start);
-  u32 pos = start;
-  while (pos < end) {
-    while (off[b + 1] <= pos) b++;
-    const u32 run_end = min(end, off[b + 1]);
-    xyzz_p<F> acc;
-    xyzz_set_inf(acc);
-    for (u32 q = pos; q < run_end; q++) {
-      const u32 e = sorted[q];
-      xyzz_add_affine_signed(acc, ld_affine(bases + (e & 0x7fffffffu)), e >> 31);
+  u32 b = find_bucket(off, B, start);  // off[b] <= start < off[b + 1]
+  u32 run_start = start, run_end = min(end, off[b + 1]);
+  xyzz_p<F> acc;
+  xyzz_set_inf(acc);
+  for (u32 q = start; q < end; q++) {
+    if (q == run_end) {
+      flush_run(off, b, start, run_start, run_end, acc, buckets, head, tail, t);
+      xyzz_set_inf(acc);
+      do b++; while (off[b + 1] <= q);  // skip empty buckets
+      run_start = q;
+      run_end = min(end, off[b + 1]);
     }
-    if (pos == off[b] && run_end == off[b + 1]) buckets[b] = acc;
-    else if (pos == start) { head[t].bucket = b; head[t].p = acc; }
-    else { tail[t].bucket = b; tail[t].p = acc; }
-    pos = run_end;
+    const u32 e = sorted[q];
+    xyzz_add_affine_signed(acc, ld_affine(bases + (e & 0x7fffffffu)), e >> 31);
   }
+  flush_run(off, b, start, run_start, run_end, acc, buckets, head, tail, t);
 }
 
-// Two builds of the same loop for G1: capped at 80 registers (24 warps per SM; the point
-// addition is a call, so little stays live across it) and uncapped (164 registers, no
-// spills, 12 warps). The host picks one (`msm::set_accumulate_build`; uncapped by default,
-// 1.6 % faster on the H200), `cuzk-gpu-check msm` times both side by side. Both are launched
-// as one full wave of resident blocks (`msm::Chunking::Waves`). G2 has one build, uncapped
-// (its accumulator alone is 96 registers; see docs/gpu.md for ptxas' count).
-#define ACCUMULATE_BUILD(name, F, bounds)                                                    \
+// 16 bytes global -> shared memory without passing through a register (cp.async, sm_80+),
+// L2 only (.cg: the bases are gathered at random, L1 would not hit). The thread waits for its
+// own copies (cp_async_wait1); on the host (kernels/tests/cuda_on_host.rs) a plain copy.
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
+#ifdef __CUDA_ARCH__
+  const u32 s = (u32)__cvta_generic_to_shared(smem);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
+#else
+  memcpy(smem, gmem, 16);
+#endif
+}
+// Closes the group of copies issued since the last commit (an empty group is allowed).
+__device__ __forceinline__ void cp_async_commit() {
+#ifdef __CUDA_ARCH__
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+// Waits until at most one group (the newest) is still in flight.
+__device__ __forceinline__ void cp_async_wait1() {
+#ifdef __CUDA_ARCH__
+  asm volatile("cp.async.wait_group 1;" ::: "memory");
+#endif
+}
+
+#define ACC_BLOCK 128  // threads per accumulate block (msm.rs launches 128)
+
+// accumulate with the next entry's base prefetched: while the madd of entry q runs, the
+// base of entry q + 1 is copied into this thread's other shared-memory slot (cp.async), so
+// the two dependent global loads (sorted[q], then the 96-byte base it names) no longer stall
+// the thread before each madd. A register prefetch would not do: the madd is a call, and a
+// value live across it is saved to local memory (a store that waits for the load) at once.
+// 2 × 128 × 96 B = 24 KiB of shared memory a block (G1 only).
+template <class F>
+__device__ __forceinline__ void accumulate_pf(const u32* sorted, const u32* off, u32 B, u32 S,
+                                              const affine_p<F>* bases, xyzz_p<F>* buckets,
+                                              partial_p<F>* head, partial_p<F>* tail) {
+  __shared__ affine_p<F> slot[2][ACC_BLOCK];
+  const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
+  const u32 total = off[B];
+  const u32 start = t * S;
+  if (start >= total) return;
+  const u32 end = min(start + S, total);
+  head[t].bucket = NONE;
+  tail[t].bucket = NONE;
+  const int W = (int)(sizeof(affine_p<F>) / 16);
+  u32 e_next = sorted[start];
+  {
+    const uint4* src = (const uint4*)(bases + (e_next & 0x7fffffffu));
+    uint4* dst = (uint4*)&slot[0][threadIdx.x];
+#pragma unroll
+    for (int i = 0; i < W; i++) cp_async16(dst + i, src + i);
+    cp_async_commit();
+  }
+  u32 k = 0;  // the slot holding entry q's base
+  u32 b = find_bucket(off, B, start);
+  u32 run_start = start, run_end = min(end, off[b + 1]);
+  xyzz_p<F> acc;
+  xyzz_set_inf(acc);
+  for (u32 q = start; q < end; q++) {
+    if (q == run_end) {
+      flush_run(off, b, start, run_start, run_end, acc, buckets, head, tail, t);
+      xyzz_set_inf(acc);
+      do b++; while (off[b + 1] <= q);
+      run_start = q;
+      run_end = min(end, off[b + 1]);
+    }
+    const u32 e = e_next;
+    if (q + 1 < end) {
+      e_next = sorted[q + 1];
+      const uint4* src = (const uint4*)(bases + (e_next & 0x7fffffffu));
+      uint4* dst = (uint4*)&slot[k ^ 1][threadIdx.x];
+#pragma unroll
+      for (int i = 0; i < W; i++) cp_async16(dst + i, src + i);
+    }
+    cp_async_commit();
+    cp_async_wait1();  // entry q's copies (the older group) have landed
+    xyzz_add_affine_signed(acc, slot[k][threadIdx.x], e >> 31);
+    k ^= 1;
+  }
+  flush_run(off, b, start, run_start, run_end, acc, buckets, head, tail, t);
+}
+
+// The G1 builds (the host picks one, `msm::set_accumulate_build`; all are launched as one
+// full wave of resident blocks, `msm::Chunking::Waves`):
+// - msm_accumulate_wide, the default: the prefetching loop, at most 128 registers (4 blocks,
+//   16 warps per SM; uncapped it takes 128 anyway, the cap keeps it there).
+// - msm_accumulate_flat: the same loop without the prefetch, uncapped (124 registers).
+// - msm_accumulate: without the prefetch, capped at 80 registers (6 blocks, 24 warps, with
+//   spills in the madd).
+// On the H200 the loop is bound by the FMA-heavy pipe (the IMAD.WIDE of the field products:
+// 85 % of its cycles busy in Nsight Compute), so more warps do not help: capped at 96 and
+// 80 registers it measured 1.6 % and 0.5 % slower than at 128 (docs/gpu.md). G2 has one
+// build, uncapped, without the prefetch (its two slots would take 48 KiB a block).
+#define ACCUMULATE_BUILD(name, F, bounds, loop)                                              \
   extern "C" __global__ void bounds name(const u32* sorted, const u32* off, u32 B, u32 S,    \
                                          const affine_p<F>* bases, xyzz_p<F>* buckets,      \
                                          partial_p<F>* head, partial_p<F>* tail) {          \
-    accumulate<F>(sorted, off, B, S, bases, buckets, head, tail);                           \
+    loop<F>(sorted, off, B, S, bases, buckets, head, tail);                                 \
   }
-ACCUMULATE_BUILD(msm_accumulate, fp_t, __launch_bounds__(128, 6))  // 80 registers, 24 warps/SM
-ACCUMULATE_BUILD(msm_accumulate_wide, fp_t, )                      // uncapped (164), 12 warps/SM
-ACCUMULATE_BUILD(msm_accumulate_g2, fp2_t, )                       // G2, uncapped
+ACCUMULATE_BUILD(msm_accumulate_wide, fp_t, __launch_bounds__(ACC_BLOCK, 4), accumulate_pf)
+ACCUMULATE_BUILD(msm_accumulate_flat, fp_t, , accumulate)
+ACCUMULATE_BUILD(msm_accumulate, fp_t, __launch_bounds__(ACC_BLOCK, 6), accumulate)
+ACCUMULATE_BUILD(msm_accumulate_g2, fp2_t, , accumulate)
 
 // Bucket b's sum from the partials of the chunks that cut it; an empty bucket is infinity.
 template <class F>

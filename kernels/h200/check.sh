@@ -9,7 +9,13 @@
 #   scale        NTT/MSM timings and the synthetic 32 GiB partition
 #   msm          the MSM's accumulation variants side by side (chunking, register caps),
 #                MSM and NTT 2^20 against the CPU, NTT 2^27
-#   sweep        MSM time by window width
+#   sweep        MSM time by window width (CUZK_SWEEP_LOGS sizes, CUZK_SWEEP_MIN_C; with
+#                CUZK_MSM_PROFILE each width's phases)
+#   accum        the accumulation builds and window widths side by side, dense MSM 2^26
+#                and 2^27 − 1 (CUZK_ACCUM_CONFIGS, e.g. "wide:20,flat:20,wide:22")
+#   msm-once     one dense MSM of 2^MSM_MAX terms (CUZK_ACCUM_BUILD, CUZK_FORCE_C): the
+#                launch to profile, e.g. ncu --clock-control none -k regex:msm_accumulate
+#                --launch-count 1 $DEV/cuzk-gpu-check msm-once 24
 #   msm-g2       the B_G2 MSM alone (GpuG2Msm; the prover's B_G2 is in correctness/scale) against the CPU:
 #                Fp2 and G2 layers, MSMs 2^10..2^MSM_MAX, every width, a plan with edge
 #                cases, then the 32 GiB B_G2 shape (~3.3 M terms + ~14.9 M ones) timed

@@ -3,20 +3,30 @@
 //! sequence for both groups: a workspace is carved for a [`Curve`], which picks the point
 //! kernels (G1 or their `_g2` instantiations) and the point sizes.
 
+use std::ffi::CString;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
+use cudarc::driver::result;
 use cudarc::driver::sys::{CUdeviceptr, CUfunction};
 use group::Group;
 
 use super::device::{args, DevBuf, Device};
+use super::error::Step;
 use super::layout::{DeviceXyzz, XYZZ2_BYTES, XYZZ_BYTES};
 use super::GpuError;
 
-/// Widest window (2^19 buckets a window; 13 windows).
-pub const MAX_C: u32 = 20;
+/// Widest window (2^21 buckets a window; 12 windows). Windows whose buckets do not all fit
+/// in [`MAX_WB`] (c = 21, 22) are processed a few at a time (`enqueue_msm`).
+pub const MAX_C: u32 = 22;
+/// The wide window the automatic choice takes from 2^23 terms. c = 22 (12 windows instead
+/// of 13) measured slower on the H200: MSM 2^27 907 against 865 ms, 2^26 501 against 443
+/// (its bucket reduction, scans and fixups cost more than the window it saves; c = 21 has
+/// 13 windows too and is slower still: docs/gpu.md).
+const WIDE_C: u32 = 20;
 /// Most windows of any plan (c = 4 needs 64).
 pub const MAX_WINDOWS: usize = 64;
-/// Largest W·2^{c−1} of any plan (c = 20: 13 windows × 2^19 buckets).
+/// Buckets the workspace holds (c = 20: all 13 windows × 2^19 buckets at once; c = 22: 3 of
+/// its 12 windows of 2^21 at a time).
 const MAX_WB: usize = 13 << 19;
 /// Bucket-reduction chunk results at most.
 const MAX_CHUNKS: usize = 1 << 17;
@@ -71,13 +81,23 @@ struct PointKernels {
     batch_add: CUfunction,
 }
 
-fn point_kernels(dev: &Device, curve: Curve) -> PointKernels {
+/// A kernel of the module that `Device` does not keep a handle of (`msm_count`, used only
+/// by windows wider than 20 bits, and an accumulate build measured side by side), looked up
+/// by name.
+fn extra_kernel(dev: &Device, name: &str) -> Result<CUfunction, GpuError> {
+    // SAFETY: the module was loaded by `Device` and lives as long as it.
+    unsafe { result::module::get_function(dev.module, CString::new(name).unwrap()) }
+        .step("look up kernel")
+}
+
+fn point_kernels(dev: &Device, curve: Curve) -> Result<PointKernels, GpuError> {
     let k = &dev.k;
-    match curve {
+    Ok(match curve {
         Curve::G1 => PointKernels {
-            accumulate: match BUILD.load(Ordering::Relaxed) {
-                0 => k.msm_accumulate_wide,
-                _ => k.msm_accumulate,
+            accumulate: match AccumulateBuild::current() {
+                AccumulateBuild::Wide => k.msm_accumulate_wide,
+                AccumulateBuild::R80 => k.msm_accumulate,
+                AccumulateBuild::NoPrefetch => extra_kernel(dev, "msm_accumulate_flat")?,
             },
             fixup: k.msm_fixup,
             bucket_reduce: k.msm_bucket_reduce,
@@ -91,7 +111,7 @@ fn point_kernels(dev: &Device, curve: Curve) -> PointKernels {
             reduce: k.xyzz_reduce_g2,
             batch_add: k.batch_add_g2,
         },
-    }
+    })
 }
 
 /// r − 1 + K must fit the top window; r's limbs (little-endian u64).
@@ -179,10 +199,11 @@ impl Windows {
 
     /// c minimizing W·(10·m + 14·2^c) (mixed additions into buckets, then two full
     /// additions per bucket in the reduction), among the widths measured well on the H200:
-    /// 4..=16, and 20 from 2^23 terms (c = 18 at 2^22 ran 5x slower than c = 16 there, not
-    /// yet understood; every width is correct, see `cuzk-gpu-check`).
+    /// 4..=16, and [`WIDE_C`] from 2^23 terms. (At 2^22, c = 14, 15, 17, 18 and 21 ran
+    /// 3-14x slower than c = 16, all of it in the fixup phase, not yet understood; every
+    /// width is correct, see `cuzk-gpu-check`.)
     pub fn for_terms(m: usize) -> Windows {
-        let wide: &[u32] = if m >= 1 << 23 { &[MAX_C] } else { &[] };
+        let wide: &[u32] = if m >= 1 << 23 { &[WIDE_C] } else { &[] };
         (4..=16)
             .chain(wide.iter().copied())
             .map(Windows::for_width)
@@ -277,15 +298,39 @@ static BUILD: AtomicU32 = AtomicU32::new(AccumulateBuild::Wide as u32);
 static FIXED_CHUNKS: AtomicBool = AtomicBool::new(false);
 static FORCE_C: AtomicU32 = AtomicU32::new(0);
 
-/// Builds of the bucket-accumulation kernel (msm.cu `ACCUMULATE_BUILD`): register cap and
-/// so warps per SM (H200: 64 K registers per SM, blocks of 128 threads).
+/// Builds of the G1 bucket-accumulation kernel (msm.cu `ACCUMULATE_BUILD`): loop and
+/// register cap, and so warps per SM (H200: 64 K registers per SM, blocks of 128 threads).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AccumulateBuild {
-    /// 80 registers, 6 blocks (24 warps) per SM.
-    R80 = 80,
-    /// Uncapped (164 registers, no spills), 3 blocks (12 warps) per SM: the default (1.6 %
-    /// faster than R80 at 2^26 on the H200, docs/perf.md).
+    /// The next entry's base prefetched into shared memory (cp.async) while the current madd
+    /// runs, at most 128 registers (126 used: 4 blocks, 16 warps per SM): the default.
     Wide = 0,
+    /// The same loop without the prefetch, uncapped (128 registers, 4 blocks).
+    NoPrefetch = 1,
+    /// Without the prefetch, 80 registers (6 blocks, 24 warps per SM; spills in the madd).
+    R80 = 80,
+}
+
+impl AccumulateBuild {
+    const ALL: [AccumulateBuild; 3] = [
+        AccumulateBuild::Wide,
+        AccumulateBuild::NoPrefetch,
+        AccumulateBuild::R80,
+    ];
+
+    fn current() -> AccumulateBuild {
+        let v = BUILD.load(Ordering::Relaxed);
+        Self::ALL.into_iter().find(|b| *b as u32 == v).unwrap()
+    }
+
+    /// The G1 kernel's name in msm.cu.
+    pub fn kernel_name(self) -> &'static str {
+        match self {
+            AccumulateBuild::Wide => "msm_accumulate_wide",
+            AccumulateBuild::NoPrefetch => "msm_accumulate_flat",
+            AccumulateBuild::R80 => "msm_accumulate",
+        }
+    }
 }
 
 /// Chooses the bucket-accumulation build. Process-wide; for measurements.
@@ -400,24 +445,42 @@ pub(crate) fn enqueue_msm(
         dev.memset(out, nw * xb, s)?;
         return Ok(win);
     }
-    dev.memset(w.counts.ptr, nw * nb * 4, s)?;
+    // Windows are processed in groups of g whose buckets (and histograms, offsets, cursors)
+    // fit the workspace's MAX_WB: every window at once up to c = 20 (one group, digits and
+    // histograms in one pass), 6 at c = 21, 3 at c = 22 (digits in one pass, then each
+    // window's histogram from its digits). Each group is reduced to its window sums before
+    // the next one reuses the buckets.
+    let g = nw.min(MAX_WB / nb);
+    let grouped = g < nw;
     let p = DigitParams {
         scalars,
         terms,
         digits: w.digits.ptr,
-        counts: w.counts.ptr,
+        counts: if grouped { 0 } else { w.counts.ptr },
         m: m as u32,
         c: win.c,
         windows: win.windows,
         k: win.k,
     };
     let mut ph = Phase::start(dev)?;
-    let pk = point_kernels(dev, w.curve);
+    let pk = point_kernels(dev, w.curve)?;
+    let acc_kernel = pk.accumulate;
+    let acc_s = chunk_len(dev, acc_kernel, 128, m)? as u32;
+    let acc_threads = m.div_ceil(acc_s as usize);
+    let (m32, c32, b32) = (m as u32, win.c, nb as u32);
+    // Bucket reduction: about 64K threads a group, chunks of q buckets (the same q for
+    // every group, so chunk results line up by window).
+    let q = (g * nb).div_ceil(1 << 16).next_power_of_two().min(nb);
+    let chunks = nb / q;
+    assert!(g * chunks <= MAX_CHUNKS);
     // SAFETY (all launches below): arguments match the kernels' parameter lists in msm.cu
     // (the G1 and G2 instantiations take the same arguments); buffers are carved for
-    // max_terms (checked above) and MAX_WB buckets of this workspace's curve, whose points
-    // the `bases` of the caller hold.
+    // max_terms (checked above) and MAX_WB buckets of this workspace's curve (a group holds
+    // g·nb ≤ MAX_WB), whose points the `bases` of the caller hold.
     unsafe {
+        if !grouped {
+            dev.memset(w.counts.ptr, nw * nb * 4, s)?;
+        }
         dev.launch(
             "msm digits",
             dev.k.msm_digits,
@@ -427,91 +490,102 @@ pub(crate) fn enqueue_msm(
             s,
             &mut args![p],
         )?;
-        let b32 = nb as u32;
-        dev.launch(
-            "msm scan",
-            dev.k.msm_scan,
-            win.windows,
-            1024,
-            0,
-            s,
-            &mut args![w.counts.ptr, w.offsets.ptr, w.cursor.ptr, b32],
-        )?;
-        ph.end(dev, 0)?;
-        let acc_kernel = pk.accumulate;
-        let acc_s = chunk_len(dev, acc_kernel, 128, m)? as u32;
-        let acc_threads = m.div_ceil(acc_s as usize);
-        let (m32, c32) = (m as u32, win.c);
-        for i in 0..nw {
-            let digits = w.digits.at(i * m * 4);
-            let cursor = w.cursor.at(i * nb * 4);
-            let off = w.offsets.at(i * (nb + 1) * 4);
-            let buckets = w.buckets.at(i * nb * xb);
+        for w0 in (0..nw).step_by(g) {
+            let gw = g.min(nw - w0);
+            if grouped {
+                dev.memset(w.counts.ptr, gw * nb * 4, s)?;
+                for i in 0..gw {
+                    let digits = w.digits.at((w0 + i) * m * 4);
+                    let counts = w.counts.at(i * nb * 4);
+                    dev.launch(
+                        "msm count",
+                        extra_kernel(dev, "msm_count")?,
+                        grid(m, 256),
+                        256,
+                        0,
+                        s,
+                        &mut args![digits, counts, m32, c32],
+                    )?;
+                }
+            }
             dev.launch(
-                "msm scatter",
-                dev.k.msm_scatter,
-                grid(m, 256),
-                256,
+                "msm scan",
+                dev.k.msm_scan,
+                gw as u32,
+                1024,
                 0,
                 s,
-                &mut args![digits, terms, cursor, w.sorted.ptr, m32, c32],
+                &mut args![w.counts.ptr, w.offsets.ptr, w.cursor.ptr, b32],
             )?;
-            ph.end(dev, 1)?;
+            ph.end(dev, 0)?;
+            for i in 0..gw {
+                let digits = w.digits.at((w0 + i) * m * 4);
+                let cursor = w.cursor.at(i * nb * 4);
+                let off = w.offsets.at(i * (nb + 1) * 4);
+                let buckets = w.buckets.at(i * nb * xb);
+                dev.launch(
+                    "msm scatter",
+                    dev.k.msm_scatter,
+                    grid(m, 256),
+                    256,
+                    0,
+                    s,
+                    &mut args![digits, terms, cursor, w.sorted.ptr, m32, c32],
+                )?;
+                ph.end(dev, 1)?;
+                dev.launch(
+                    "msm accumulate",
+                    acc_kernel,
+                    grid(acc_threads, 128),
+                    128,
+                    0,
+                    s,
+                    &mut args![
+                        w.sorted.ptr,
+                        off,
+                        b32,
+                        acc_s,
+                        bases,
+                        buckets,
+                        w.head.ptr,
+                        w.tail.ptr
+                    ],
+                )?;
+                ph.end(dev, 2)?;
+                dev.launch(
+                    "msm fixup",
+                    pk.fixup,
+                    grid(nb, 128),
+                    128,
+                    0,
+                    s,
+                    &mut args![off, b32, acc_s, buckets, w.head.ptr, w.tail.ptr],
+                )?;
+                ph.end(dev, 3)?;
+            }
+            let (q32, gw32) = (q as u32, gw as u32);
             dev.launch(
-                "msm accumulate",
-                acc_kernel,
-                grid(acc_threads, 128),
-                128,
+                "msm bucket reduce",
+                pk.bucket_reduce,
+                grid(gw * chunks, 64),
+                64,
                 0,
                 s,
-                &mut args![
-                    w.sorted.ptr,
-                    off,
-                    b32,
-                    acc_s,
-                    bases,
-                    buckets,
-                    w.head.ptr,
-                    w.tail.ptr
-                ],
+                &mut args![w.buckets.ptr, b32, q32, gw32, w.chunk_res.ptr],
             )?;
-            ph.end(dev, 2)?;
+            let (n32, per) = ((gw * chunks) as u32, chunks as u32);
+            let sums = out + (w0 * xb) as u64;
             dev.launch(
-                "msm fixup",
-                pk.fixup,
-                grid(nb, 128),
-                128,
+                "msm window sums",
+                pk.reduce,
+                gw32,
+                w.curve.reduce_threads(),
                 0,
                 s,
-                &mut args![off, b32, acc_s, buckets, w.head.ptr, w.tail.ptr],
+                &mut args![w.chunk_res.ptr, n32, per, sums],
             )?;
-            ph.end(dev, 3)?;
+            ph.end(dev, 4)?;
         }
-        // Bucket reduction: about 64K threads, chunks of q buckets.
-        let q = (nw * nb).div_ceil(1 << 16).next_power_of_two().min(nb);
-        let chunks = nb / q;
-        assert!(nw * chunks <= MAX_CHUNKS);
-        let (q32, w32) = (q as u32, win.windows);
-        dev.launch(
-            "msm bucket reduce",
-            pk.bucket_reduce,
-            grid(nw * chunks, 64),
-            64,
-            0,
-            s,
-            &mut args![w.buckets.ptr, b32, q32, w32, w.chunk_res.ptr],
-        )?;
-        let (n32, per) = ((nw * chunks) as u32, chunks as u32);
-        dev.launch(
-            "msm window sums",
-            pk.reduce,
-            win.windows,
-            w.curve.reduce_threads(),
-            0,
-            s,
-            &mut args![w.chunk_res.ptr, n32, per, out],
-        )?;
-        ph.end(dev, 4)?;
     }
     Ok(win)
 }
@@ -527,7 +601,7 @@ pub(crate) fn enqueue_batch_add(
     out: CUdeviceptr,
 ) -> Result<(), GpuError> {
     let s = dev.compute;
-    let pk = point_kernels(dev, w.curve);
+    let pk = point_kernels(dev, w.curve)?;
     let rt = w.curve.reduce_threads();
     let per = chunk_len(dev, pk.batch_add, 128, n)?;
     let parts = n.div_ceil(per);

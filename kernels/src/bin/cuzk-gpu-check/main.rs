@@ -21,7 +21,7 @@ mod start;
 
 use correctness::correctness;
 use g2::msm_g2;
-use scale::{msm_variants, scale, sweep};
+use scale::{accum_variants, msm_once, msm_variants, scale, sweep};
 use start::start;
 
 use std::fmt::Write as _;
@@ -170,6 +170,8 @@ fn main() {
         "scale" => scale(seed, &mut rep),
         "sweep" => sweep(seed, &mut rep),
         "msm" => msm_variants(seed, &mut rep),
+        "accum" => accum_variants(seed, &mut rep),
+        "msm-once" => msm_once(seed, max_msm_log, &mut rep),
         "msm-g2" => msm_g2(seed, max_msm_log, &mut rep),
         "compile" => cuzk_kernels::cuda::source::compile().map(|c| {
             println!("PTX {} bytes, CUBIN {} bytes", c.ptx.len(), c.cubin.len());

@@ -335,16 +335,26 @@ pub(crate) fn sweep(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
     let (mut gpu, _) =
         GpuProver::new_synthetic(0, max, 1 << max, [1 << max, 0, 0, 0], false, seed)?;
     let s = rand_scalars(1 << max, seed ^ 9);
-    for log in [14u32, 16, 18, 20, 22] {
+    // CUZK_SWEEP_LOGS: the sizes (default 14,16,18,20,22); CUZK_SWEEP_MIN_C: the narrowest
+    // width (default 8). With CUZK_MSM_PROFILE each cell also shows the accumulate phase.
+    let logs: Vec<u32> = std::env::var("CUZK_SWEEP_LOGS")
+        .unwrap_or_else(|_| "14,16,18,20,22".into())
+        .split(',')
+        .filter_map(|x| x.parse().ok())
+        .filter(|&l| l <= max)
+        .collect();
+    let min_c = env_or("CUZK_SWEEP_MIN_C", 8u32);
+    for log in logs {
         let n = 1usize << log;
         msm::force_window_width(0);
         let (want, t_auto) = gpu.msm_dense(BaseSet::H, &s[..n])?;
         let mut ok = true;
         let mut cells = Vec::new();
         let mut best = (f64::MAX, 0);
-        for c in 8..=msm::MAX_C {
+        for c in min_c..=msm::MAX_C {
             msm::force_window_width(c);
             let mut t = f64::MAX;
+            msm::take_profile();
             for _ in 0..2 {
                 let (g, d) = gpu.msm_dense(BaseSet::H, &s[..n])?;
                 ok &= g == want;
@@ -353,7 +363,15 @@ pub(crate) fn sweep(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
             if t < best.0 {
                 best = (t, c);
             }
-            cells.push(format!("{c}:{t:.1}"));
+            let p = msm::take_profile();
+            if p.iter().sum::<f64>() > 0.0 {
+                // Per phase, the two runs' sum halved: digits, scatter, accumulate, fixup,
+                // reduce.
+                let ph: Vec<String> = p.iter().map(|x| format!("{:.1}", x * 500.0)).collect();
+                cells.push(format!("{c}:{t:.1}[{}]", ph.join("/")));
+            } else {
+                cells.push(format!("{c}:{t:.1}"));
+            }
         }
         msm::force_window_width(0);
         let auto = msm::Windows::for_terms(n).c;
@@ -385,5 +403,104 @@ fn ntt_best_of_3(
         0.0,
         "",
     );
+    Ok(())
+}
+
+/// The accumulation builds and window widths side by side on the same inputs (dense
+/// full-width MSMs 2^26 and 2^27 − 1, best of 2 each), every result checked equal to the
+/// first configuration's (the default build at the automatic width). `CUZK_ACCUM_CONFIGS`
+/// picks configurations as `build:c` pairs (c = 0: automatic), comma-separated.
+pub(crate) fn accum_variants(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
+    use msm::AccumulateBuild as B;
+    let n27 = (1usize << 27) - 1;
+    let (mut gpu, _) = GpuProver::new_synthetic(0, 27, 1 << 27, [n27, 0, 0, 0], false, seed)?;
+    println!("device: {}", gpu.describe());
+    let s = rand_scalars(n27, seed ^ 78);
+    let builds = [("wide", B::Wide), ("flat", B::NoPrefetch), ("r80", B::R80)];
+    let spec = std::env::var("CUZK_ACCUM_CONFIGS")
+        .unwrap_or_else(|_| "wide:20,flat:20,wide:22,flat:22,wide:21".into());
+    let mut configs = Vec::new();
+    for item in spec.split(',') {
+        let (b, c) = item.split_once(':').unwrap_or((item, "0"));
+        let build = builds
+            .iter()
+            .find(|(n, _)| *n == b)
+            .map(|(_, x)| *x)
+            .ok_or_else(|| GpuError::Input(format!("unknown build {b}")))?;
+        configs.push((b, build, c.parse::<u32>().unwrap_or(0)));
+    }
+    let sizes: [(&str, usize); 2] = [("MSM 2^26", 1 << 26), ("MSM 2^27-1", n27)];
+    let mut want: [Option<G1Projective>; 2] = [None, None];
+    let mut base_ms = [0.0f64; 2];
+    for (ci, &(name, build, c)) in configs.iter().enumerate() {
+        msm::set_accumulate_build(build);
+        msm::force_window_width(c);
+        for (ji, &(what, n)) in sizes.iter().enumerate() {
+            let mut best = f64::MAX;
+            let mut same = true;
+            for _ in 0..2 {
+                let (g, t) = gpu.msm_dense(BaseSet::H, &s[..n])?;
+                best = best.min(ms(t));
+                match want[ji] {
+                    None => want[ji] = Some(g),
+                    Some(w) => same &= w == g,
+                }
+            }
+            if ci == 0 {
+                base_ms[ji] = best;
+            }
+            let shown = if c == 0 {
+                msm::Windows::for_terms(n).c
+            } else {
+                c
+            };
+            rep.row(
+                &format!("{what} {name} c={shown}"),
+                Some(same),
+                best,
+                0.0,
+                &format!("first/this {:.3}x", base_ms[ji] / best),
+            );
+        }
+    }
+    msm::force_window_width(0);
+    msm::set_accumulate_build(B::Wide);
+    Ok(())
+}
+
+/// One dense full-width MSM of 2^log terms (for a profiler: `ncu -k regex:msm_accumulate`),
+/// with the build named by `CUZK_ACCUM_BUILD` (`AccumulateBuild::kernel_name`, default the
+/// default build) and the width by `CUZK_FORCE_C` (0: automatic); with `CUZK_MSM_PROFILE`,
+/// the phases' times.
+pub(crate) fn msm_once(seed: u64, log: u32, rep: &mut Report) -> Result<(), GpuError> {
+    use msm::AccumulateBuild as B;
+    let n = 1usize << log;
+    let (mut gpu, _) = GpuProver::new_synthetic(0, log, n, [n, 0, 0, 0], false, seed)?;
+    let name = std::env::var("CUZK_ACCUM_BUILD").unwrap_or_default();
+    for b in [B::Wide, B::NoPrefetch, B::R80] {
+        if b.kernel_name() == name {
+            msm::set_accumulate_build(b);
+        }
+    }
+    let c = env_or("CUZK_FORCE_C", 0u32);
+    msm::force_window_width(c);
+    let s = rand_scalars(n, seed ^ 5);
+    let (_, t) = gpu.msm_dense(BaseSet::H, &s)?;
+    msm::take_profile();
+    let (_, t2) = gpu.msm_dense(BaseSet::H, &s)?;
+    let p = msm::take_profile();
+    let phases: Vec<String> = msm::PHASES
+        .iter()
+        .zip(p)
+        .map(|(n, s)| format!("{n} {:.1}", s * 1e3))
+        .collect();
+    rep.row(
+        &format!("MSM 2^{log} {name} c={c}"),
+        None,
+        ms(t).min(ms(t2)),
+        0.0,
+        &phases.join(", "),
+    );
+    msm::force_window_width(0);
     Ok(())
 }
