@@ -61,15 +61,19 @@ struct FrP {
 struct fr_t { u32 v[8]; };
 struct fp_t { u32 v[12]; };
 
-// Multiplications are called, not inlined: one copy of the ~260 (Fr) / ~390 (Fp)
-// instructions instead of one per use keeps the hot loops inside the instruction cache
-// (inlined, the MSM's bucket accumulation ran ~6x under the multiply-add ceiling, when a
-// product was ~1100 instructions).
+// Multiplications are called, not inlined: one copy of the ~190 (Fr) / ~510 (Fp product) /
+// ~390 (Fp square) instructions instead of one per use keeps the hot loops inside the
+// instruction cache (inlined, the MSM's bucket accumulation ran ~6x under the multiply-add
+// ceiling, when a product was ~1100 instructions).
+// Fp: the G1 MSM is bound by the FMA-heavy pipe (IMAD.WIDE), so the product is Karatsuba
+// + SOS reduction (264 multiplies against CIOS's 300; more additions, which go to the ALU
+// pipe) and squares have their own function (234 multiplies): MSM 2^27 − 1 864.6 → 824.1 ms
+// on the H200 (docs/gpu.md). Fr keeps CIOS (fe_mul): the NTT was not measured with either.
 __device__ __noinline__ fr_t fr_mul(fr_t a, fr_t b) { fr_t r; fe_mul<FrP>(r.v, a.v, b.v); return r; }
 __device__ __forceinline__ fr_t fr_add(const fr_t& a, const fr_t& b) { fr_t r; fe_add<FrP>(r.v, a.v, b.v); return r; }
 __device__ __forceinline__ fr_t fr_sub(const fr_t& a, const fr_t& b) { fr_t r; fe_sub<FrP>(r.v, a.v, b.v); return r; }
-__device__ __noinline__ fp_t fp_mul(fp_t a, fp_t b) { fp_t r; fe_mul<FpP>(r.v, a.v, b.v); return r; }
-__device__ __forceinline__ fp_t fp_sqr(const fp_t& a) { return fp_mul(a, a); }
+__device__ __noinline__ fp_t fp_mul(fp_t a, fp_t b) { fp_t r; fe_mul_kara<FpP>(r.v, a.v, b.v); return r; }
+__device__ __noinline__ fp_t fp_sqr(fp_t a) { fp_t r; fe_sqr<FpP>(r.v, a.v); return r; }
 __device__ __forceinline__ fp_t fp_add(const fp_t& a, const fp_t& b) { fp_t r; fe_add<FpP>(r.v, a.v, b.v); return r; }
 __device__ __forceinline__ fp_t fp_sub(const fp_t& a, const fp_t& b) { fp_t r; fe_sub<FpP>(r.v, a.v, b.v); return r; }
 __device__ __forceinline__ fp_t fp_neg(const fp_t& a) { fp_t r; fe_neg<FpP>(r.v, a.v); return r; }

@@ -217,6 +217,238 @@ __device__ __forceinline__ void fe_mul(u32* r, const u32* a, const u32* b) {
   for (int j = 0; j < N; j++) r[j] = borrow ? t[j] : d[j];
 }
 
+// r = a²·R^{-1} mod p: the square T = a² (2N limbs) first, then its Montgomery reduction
+// (SOS order). a² = Σ_i a_i²·2^{64i} + 2·Σ_{i<j} a_i·a_j·2^{32(i+j)}: the N(N-1)/2
+// off-diagonal products once, doubled, plus the N squares, N(N+1)/2 multiply-adds (Fp 78)
+// against the N² of the product's rows. The reduction is N rows of N (Fp 144), the same as
+// the m·p half of fe_mul, so a square is N(N+1)/2 + N² + N multiplies (Fp 234) against 2N² + N
+// (Fp 300): the extra work is additions (doubling, merges), which go to the ALU pipe.
+//
+// Off-diagonal: a_i·a_j (i < j) is a pair (lo, hi) at positions (i+j, i+j+1). Pairs with
+// i+j odd go to the array o, those with i+j even to e, both indexed by absolute position
+// (zero at first): row i adds a_i·a_{i+1}, a_i·a_{i+3}, ... to o and a_i·a_{i+2}, ... to e,
+// two carry chains of non-overlapping pairs. A chain's carry out lands just above its last
+// pair, at a position that holds at most an earlier row's carry bit (rows 2k, 2k+1 of o
+// end on the same pair, so do rows 2k-1, 2k of e; checked for every limb pattern by the
+// host test), so one addc without carry out takes it.
+template <class P>
+__device__ __forceinline__ void fe_sqr_wide(u32* w, const u32* a) {
+  const int N = P::N;
+  u32 e[2 * N], o[2 * N];
+#pragma unroll
+  for (int k = 0; k < 2 * N; k++) e[k] = o[k] = 0;
+  u32 cy = 0;
+#pragma unroll
+  for (int i = 0; i < N - 1; i++) {
+    // a_i·a_j with j - i odd: o at 2i+1, 2i+3, ...
+    {
+      int s = 2 * i + 1;
+      mad2_cc(o[s], o[s + 1], a[i], a[i + 1], o[s], o[s + 1], cy);
+#pragma unroll
+      for (int j = i + 3; j < N; j += 2) {
+        s = i + j;
+        madc2_cc(o[s], o[s + 1], a[i], a[j], o[s], o[s + 1], cy);
+      }
+      if (s + 2 < 2 * N) o[s + 2] = addc(o[s + 2], 0, cy);
+    }
+    // a_i·a_j with j - i even, j >= i + 2: e at 2i+2, 2i+4, ...
+    if (i + 2 < N) {
+      int s = 2 * i + 2;
+      mad2_cc(e[s], e[s + 1], a[i], a[i + 2], e[s], e[s + 1], cy);
+#pragma unroll
+      for (int j = i + 4; j < N; j += 2) {
+        s = i + j;
+        madc2_cc(e[s], e[s + 1], a[i], a[j], e[s], e[s + 1], cy);
+      }
+      if (s + 2 < 2 * N) e[s + 2] = addc(e[s + 2], 0, cy);
+    }
+  }
+  // w = 2·(e + o): e starts at position 2, o at 1; 2·Σ a_i·a_j < a² < 2^{64N}, no carry out.
+  w[0] = 0;
+  w[1] = o[1];
+  w[2] = add_cc(e[2], o[2], cy);
+#pragma unroll
+  for (int k = 3; k < 2 * N - 1; k++) w[k] = addc_cc(e[k], o[k], cy);
+  w[2 * N - 1] = addc(e[2 * N - 1], o[2 * N - 1], cy);
+  w[1] = add_cc(w[1], w[1], cy);
+#pragma unroll
+  for (int k = 2; k < 2 * N - 1; k++) w[k] = addc_cc(w[k], w[k], cy);
+  w[2 * N - 1] = addc(w[2 * N - 1], w[2 * N - 1], cy);
+  // + Σ a_i²·2^{64i}: one chain of pairs (2i, 2i+1).
+  mad2_cc(w[0], w[1], a[0], a[0], w[0], w[1], cy);
+#pragma unroll
+  for (int i = 1; i < N - 1; i++) madc2_cc(w[2 * i], w[2 * i + 1], a[i], a[i], w[2 * i], w[2 * i + 1], cy);
+  madc2(w[2 * N - 2], w[2 * N - 1], a[N - 1], a[N - 1], w[2 * N - 2], w[2 * N - 1], cy);
+}
+
+// r = T·R^{-1} mod p for T = w (2N limbs) < p·R, as t = (w_lo + M·p)/R ≤ p (Montgomery
+// reduction of the low half alone: fe_mul's rows without the a·b_i products) plus w_hi < p;
+// t + w_hi = (T + M·p)/R < 2p: one conditional subtraction.
+// The reduction keeps fe_mul's running value e + o·2^32. Row k: m = e_0·(-p^{-1}),
+// e += m·p_even, o += m·p_odd; then t/2^32 = o + (e_1..e_{N-1}): o is the next row's e with
+// e_1 added to its low limb, and the next row's o is m'·p_odd + (e_2..e_{N-1}), the shift
+// folded into the next row's multiply-adds (the carry of the e_1 addition enters that
+// chain at its first limb, position 1 of the new value), so the arrays swap each row.
+template <class P>
+__device__ __forceinline__ void fe_redc_wide(u32* r, const u32* w) {
+  const int N = P::N;
+  static_assert(N % 2 == 0, "fe_redc_wide: even limb count");
+  u32 x[N], y[N];  // x is e on even rows, y on odd rows
+  u32 cy = 0;
+#pragma unroll
+  for (int j = 0; j < N; j++) x[j] = w[j];
+  {
+    // Row 0: o = m·p_odd, e += m·p_even (carry out of position N into o's top limb).
+    const u32 m = x[0] * P::inv();
+#pragma unroll
+    for (int j = 0; j < N; j += 2) {
+      const u64 po = (u64)m * P::mod(j + 1);
+      y[j] = (u32)po;
+      y[j + 1] = (u32)(po >> 32);
+    }
+    mad2_cc(x[0], x[1], m, P::mod(0), x[0], x[1], cy);
+#pragma unroll
+    for (int j = 2; j < N; j += 2) madc2_cc(x[j], x[j + 1], m, P::mod(j), x[j], x[j + 1], cy);
+    y[N - 1] = addc(y[N - 1], 0, cy);
+  }
+#pragma unroll
+  for (int i = 1; i < N; i++) {
+    u32* e = (i & 1) ? x : y;  // the previous row's e: becomes this row's o
+    u32* o = (i & 1) ? y : x;  // the previous row's o: becomes this row's e
+    o[0] = add_cc(o[0], e[1], cy);
+    const u32 m = o[0] * P::inv();
+    // New o (in e's registers) = m·p_odd + (e_2..e_{N-1}), taking the carry of o_0 + e_1.
+#pragma unroll
+    for (int j = 0; j < N - 2; j += 2)
+      madc2_cc(e[j], e[j + 1], m, P::mod(j + 1), e[j + 2], e[j + 3], cy);
+    madc2(e[N - 2], e[N - 1], m, P::mod(N - 1), 0, 0, cy);
+    // New e (in o's registers) += m·p_even; its carry out of position N into new o's top.
+    mad2_cc(o[0], o[1], m, P::mod(0), o[0], o[1], cy);
+#pragma unroll
+    for (int j = 2; j < N; j += 2) madc2_cc(o[j], o[j + 1], m, P::mod(j), o[j], o[j + 1], cy);
+    e[N - 1] = addc(e[N - 1], 0, cy);
+  }
+  // N is even: the last row's e is y, its o is x. t = x + (y_1..y_{N-1}) ≤ p, then + w_hi.
+  u32 t[N];
+  t[0] = add_cc(x[0], y[1], cy);
+#pragma unroll
+  for (int j = 1; j < N - 1; j++) t[j] = addc_cc(x[j], y[j + 1], cy);
+  t[N - 1] = addc(x[N - 1], 0, cy);
+  t[0] = add_cc(t[0], w[N], cy);
+#pragma unroll
+  for (int j = 1; j < N - 1; j++) t[j] = addc_cc(t[j], w[N + j], cy);
+  t[N - 1] = addc(t[N - 1], w[2 * N - 1], cy);
+  u32 d[N];
+  d[0] = sub_cc(t[0], P::mod(0), cy);
+#pragma unroll
+  for (int j = 1; j < N; j++) d[j] = subc_cc(t[j], P::mod(j), cy);
+  const u32 borrow = subc(0, 0, cy);  // all ones if t < p
+#pragma unroll
+  for (int j = 0; j < N; j++) r[j] = borrow ? t[j] : d[j];
+}
+
+// r = a²·R^{-1} mod p (see fe_sqr_wide, fe_redc_wide).
+template <class P>
+__device__ __forceinline__ void fe_sqr(u32* r, const u32* a) {
+  u32 w[2 * P::N];
+  fe_sqr_wide<P>(w, a);
+  fe_redc_wide<P>(r, w);
+}
+
+// w = a·b (H limbs each, 2H limbs out), H even, no reduction. Row i adds a_j·b_i at
+// positions (i+j, i+j+1): the even j in one carry chain, the odd j in another, into two
+// arrays by the parity of a pair's start (ev: even starts, od: odd starts), so the pairs of
+// one chain never overlap. A chain's carry out lands just above its last pair, where at most
+// one earlier row's carry bit lies (rows 2k, 2k+1 of ev end on the same pair, rows 2k-1,
+// 2k of od), so one addc without carry out takes it. ev + od at the end.
+template <int H>
+__device__ __forceinline__ void fe_mul_wide(u32* w, const u32* a, const u32* b) {
+  static_assert(H % 2 == 0, "fe_mul_wide: even limb count");
+  u32 ev[2 * H], od[2 * H];
+#pragma unroll
+  for (int k = 0; k < 2 * H; k++) ev[k] = od[k] = 0;
+  u32 cy = 0;
+#pragma unroll
+  for (int i = 0; i < H; i++) {
+    u32* x = (i & 1) ? od : ev;  // takes the even j: pairs start at i + j, parity of i
+    u32* y = (i & 1) ? ev : od;  // the odd j
+    mad2_cc(x[i], x[i + 1], a[0], b[i], x[i], x[i + 1], cy);
+#pragma unroll
+    for (int j = 2; j < H; j += 2) madc2_cc(x[i + j], x[i + j + 1], a[j], b[i], x[i + j], x[i + j + 1], cy);
+    x[i + H] = addc(x[i + H], 0, cy);  // i + H < 2H
+    mad2_cc(y[i + 1], y[i + 2], a[1], b[i], y[i + 1], y[i + 2], cy);
+#pragma unroll
+    for (int j = 3; j < H; j += 2) madc2_cc(y[i + j], y[i + j + 1], a[j], b[i], y[i + j], y[i + j + 1], cy);
+    if (i + H + 1 < 2 * H) y[i + H + 1] = addc(y[i + H + 1], 0, cy);
+  }
+  // a·b < 2^{64H}: no carry out of the top limb.
+  w[0] = ev[0];
+  w[1] = add_cc(ev[1], od[1], cy);
+#pragma unroll
+  for (int k = 2; k < 2 * H - 1; k++) w[k] = addc_cc(ev[k], od[k], cy);
+  w[2 * H - 1] = addc(ev[2 * H - 1], od[2 * H - 1], cy);
+}
+
+// r = a·b·R^{-1} mod p with one Karatsuba level: halves a = a0 + a1·X, b = b0 + b1·X,
+// X = 2^{32H}, H = N/2. a·b = a0b0 + (s_a·s_b − a0b0 − a1b1)·X + a1b1·X² with s = x0 + x1:
+// three H×H products (Fp 3·36 = 108 multiply-adds instead of 144), then fe_redc_wide (SOS).
+// s_a = c_a·X + s'_a (c_a the carry bit), so s_a·s_b = s'_a·s'_b + (c_a·s'_b + c_b·s'_a)·X
+// + c_a·c_b·X²: the bits select additions (masks, no branches). The middle term
+// a0b1 + a1b0 < 2^{64H+1} needs 2H + 1 limbs; every partial difference is non-negative.
+template <class P>
+__device__ __forceinline__ void fe_mul_kara(u32* r, const u32* a, const u32* b) {
+  const int N = P::N, H = P::N / 2;
+  u32 lo[N], hi[N], mid[N], sa[H], sb[H];
+  fe_mul_wide<H>(lo, a, b);
+  fe_mul_wide<H>(hi, a + H, b + H);
+  u32 cy = 0;
+  sa[0] = add_cc(a[0], a[H], cy);
+#pragma unroll
+  for (int j = 1; j < H; j++) sa[j] = addc_cc(a[j], a[H + j], cy);
+  const u32 ca = addc(0, 0, cy);
+  sb[0] = add_cc(b[0], b[H], cy);
+#pragma unroll
+  for (int j = 1; j < H; j++) sb[j] = addc_cc(b[j], b[H + j], cy);
+  const u32 cb = addc(0, 0, cy);
+  fe_mul_wide<H>(mid, sa, sb);
+  const u32 ma = 0u - ca, mb = 0u - cb;
+  u32 m[N + 1];
+  // m = mid + (c_a·s'_b + c_b·s'_a)·X + c_a·c_b·X².
+#pragma unroll
+  for (int j = 0; j < H; j++) m[j] = mid[j];
+  m[H] = add_cc(mid[H], sb[0] & ma, cy);
+#pragma unroll
+  for (int j = 1; j < H; j++) m[H + j] = addc_cc(mid[H + j], sb[j] & ma, cy);
+  m[N] = addc(ca & cb, 0, cy);
+  m[H] = add_cc(m[H], sa[0] & mb, cy);
+#pragma unroll
+  for (int j = 1; j < H; j++) m[H + j] = addc_cc(m[H + j], sa[j] & mb, cy);
+  m[N] = addc(m[N], 0, cy);
+  // m −= a0b0, m −= a1b1.
+  m[0] = sub_cc(m[0], lo[0], cy);
+#pragma unroll
+  for (int j = 1; j < N; j++) m[j] = subc_cc(m[j], lo[j], cy);
+  m[N] = subc(m[N], 0, cy);
+  m[0] = sub_cc(m[0], hi[0], cy);
+#pragma unroll
+  for (int j = 1; j < N; j++) m[j] = subc_cc(m[j], hi[j], cy);
+  m[N] = subc(m[N], 0, cy);
+  // T = lo + hi·X² + m·X (2N limbs; a·b < 2^{64N}, no carry out).
+  u32 t[2 * N];
+#pragma unroll
+  for (int j = 0; j < H; j++) t[j] = lo[j];
+  t[H] = add_cc(lo[H], m[0], cy);
+#pragma unroll
+  for (int j = 1; j < H; j++) t[H + j] = addc_cc(lo[H + j], m[j], cy);
+#pragma unroll
+  for (int j = 0; j < H; j++) t[N + j] = addc_cc(hi[j], m[H + j], cy);
+  t[N + H] = addc_cc(hi[H], m[N], cy);
+#pragma unroll
+  for (int j = H + 1; j < N - 1; j++) t[N + j] = addc_cc(hi[j], 0, cy);
+  t[2 * N - 1] = addc(hi[N - 1], 0, cy);
+  fe_redc_wide<P>(r, t);
+}
+
 template <class P>
 __device__ __forceinline__ bool fe_is_zero(const u32* a) {
   u32 acc = 0;

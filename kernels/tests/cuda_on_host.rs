@@ -4,6 +4,7 @@
 //! a host C++ compiler builds them as they are. A small driver runs, and the results are
 //! compared with blstrs:
 //!
+//! - the field products: fp_mul, fp_sqr, fr_mul, the squaring over Fr;
 //! - what the G2 layer tests run: fp2_mul, fp2_sqr, the test_g2_add sequence, the signed
 //!   madd chain of msm_accumulate, xyzz_mul_small of the bucket reduction;
 //! - the MSM kernels one after the other as `msm::enqueue_msm` / `enqueue_batch_add` launch
@@ -166,6 +167,19 @@ int main() {
       plan_msm<fp2_t>();
     } else if (op == 6) {  // the same over G1
       plan_msm<fp_t>();
+    } else if (op == 7) {  // Fp pairs -> a·b, a² (fp_mul, fp_sqr)
+      for (unsigned i = 0; i < n; i++) {
+        fp_t a, b; rd(&a, sizeof a); rd(&b, sizeof b);
+        fp_t m = fp_mul(a, b), s = fp_sqr(a);
+        wr(&m, sizeof m); wr(&s, sizeof s);
+      }
+    } else if (op == 8) {  // Fr pairs -> a·b, a² (fr_mul, fe_sqr over Fr)
+      for (unsigned i = 0; i < n; i++) {
+        fr_t a, b, s; rd(&a, sizeof a); rd(&b, sizeof b);
+        fr_t m = fr_mul(a, b);
+        fe_sqr<FrP>(s.v, a.v);
+        wr(&m, sizeof m); wr(&s, sizeof s);
+      }
     } else { fprintf(stderr, "bad op %u\n", op); return 2; }
   }
   return 0;
@@ -355,6 +369,86 @@ fn g2_layers_built_for_the_host_match_blstrs() {
             xyzz2_at(&out[384 * i..]),
             G2Projective::from(pts[i]) * Fr::from(k as u64),
             "{k}·p"
+        );
+    }
+}
+
+/// fp_mul (Karatsuba + SOS) and fp_sqr, fr_mul and the generic squaring over Fr, against
+/// blstrs: random elements and Montgomery limbs at the edges: 0, 1, p − k (the most carries
+/// through the square's off-diagonal chains), all-ones limbs below p, powers of two.
+#[test]
+fn field_products_built_for_the_host_match_blstrs() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build(dir.path());
+    let mut rng = ChaCha8Rng::seed_from_u64(0x7371);
+    let mut fa: Vec<Fp> = (0..3000).map(|_| Fp::random(&mut rng)).collect();
+    let fb: Vec<Fp> = (0..3000).map(|_| Fp::random(&mut rng)).collect();
+    let mut edge = vec![
+        Fp::ZERO,
+        Fp::ONE,
+        -Fp::ONE,
+        Fp::from_raw_unchecked([1, 0, 0, 0, 0, 0]),
+        Fp::from_raw_unchecked([
+            u64::MAX,
+            u64::MAX,
+            u64::MAX,
+            u64::MAX,
+            u64::MAX,
+            0x1a01_11ea_397f_e699,
+        ]),
+        Fp::from_raw_unchecked([u64::MAX; 6].map(|x| x >> 4)),
+    ];
+    for k in 1..40u64 {
+        edge.push(-Fp::from_raw_unchecked([k, 0, 0, 0, 0, 0]));
+    }
+    for b in 0..381 {
+        let mut l = [0u64; 6];
+        l[b / 64] = 1 << (b % 64);
+        edge.push(Fp::from_raw_unchecked(l));
+    }
+    fa[..edge.len()].copy_from_slice(&edge);
+    let mut input = record(7, fa.len());
+    for (a, b) in fa.iter().zip(&fb) {
+        input.extend(bytes_of(&[*a, *b]));
+    }
+    let out = run(&exe, dir.path(), &input);
+    assert_eq!(out.len(), fa.len() * 96);
+    for (i, (a, b)) in fa.iter().zip(&fb).enumerate() {
+        assert_eq!(
+            &out[96 * i..96 * i + 48],
+            bytes_of(&[*a * b]),
+            "fp_mul, pair {i}"
+        );
+        assert_eq!(
+            &out[96 * i + 48..96 * i + 96],
+            bytes_of(&[a.square()]),
+            "fp_sqr, {i}"
+        );
+    }
+
+    let mut ra: Vec<Fr> = (0..3000).map(|_| Fr::random(&mut rng)).collect();
+    let rb: Vec<Fr> = (0..3000).map(|_| Fr::random(&mut rng)).collect();
+    ra[0] = Fr::ZERO;
+    ra[1] = Fr::ONE;
+    for k in 1..40u64 {
+        ra[1 + k as usize] = -Fr::from(k);
+    }
+    let mut input = record(8, ra.len());
+    for (a, b) in ra.iter().zip(&rb) {
+        input.extend(bytes_of(&[*a, *b]));
+    }
+    let out = run(&exe, dir.path(), &input);
+    assert_eq!(out.len(), ra.len() * 64);
+    for (i, (a, b)) in ra.iter().zip(&rb).enumerate() {
+        assert_eq!(
+            &out[64 * i..64 * i + 32],
+            bytes_of(&[*a * b]),
+            "fr_mul, pair {i}"
+        );
+        assert_eq!(
+            &out[64 * i + 32..64 * i + 64],
+            bytes_of(&[a.square()]),
+            "fr square, {i}"
         );
     }
 }
