@@ -68,7 +68,10 @@ struct fp_t { u32 v[12]; };
 // Fp: the G1 MSM is bound by the FMA-heavy pipe (IMAD.WIDE), so the product is Karatsuba
 // + SOS reduction (264 multiplies against CIOS's 300; more additions, which go to the ALU
 // pipe) and squares have their own function (234 multiplies): MSM 2^27 − 1 864.6 → 824.1 ms
-// on the H200 (docs/gpu.md). Fr keeps CIOS (fe_mul): the NTT was not measured with either.
+// on the H200 (docs/gpu.md). Fr keeps CIOS (fe_mul): Karatsuba + SOS over Fr (fe_mul_kara<FrP>,
+// 4-limb halves) made NTT 2^27 51.40 → 52.92 ms: 112 multiplies instead of 128, but the
+// FMA-pipe count barely moves (112 IMAD.WIDE + 41 IMAD → 102 + 49) while 67 IADD3 and 21 SEL
+// are added (193 → 279 instructions). The NTT squares nothing (fe_sqr<FrP> unused).
 __device__ __noinline__ fr_t fr_mul(fr_t a, fr_t b) { fr_t r; fe_mul<FrP>(r.v, a.v, b.v); return r; }
 __device__ __forceinline__ fr_t fr_add(const fr_t& a, const fr_t& b) { fr_t r; fe_add<FrP>(r.v, a.v, b.v); return r; }
 __device__ __forceinline__ fr_t fr_sub(const fr_t& a, const fr_t& b) { fr_t r; fe_sub<FrP>(r.v, a.v, b.v); return r; }

@@ -16,6 +16,7 @@
 #   msm-once     one dense MSM of 2^MSM_MAX terms (CUZK_ACCUM_BUILD, CUZK_FORCE_C): the
 #                launch to profile, e.g. ncu --clock-control none -k regex:msm_accumulate
 #                --launch-count 1 $DEV/cuzk-gpu-check msm-once 24
+#   ntt          NTT 2^20, 2^24, 2^27 alone (best of 3, round trips): CUBINs compared
 #   msm-g2       the B_G2 MSM alone (GpuG2Msm; the prover's B_G2 is in correctness/scale) against the CPU:
 #                Fp2 and G2 layers, MSMs 2^10..2^MSM_MAX, every width, a plan with edge
 #                cases, then the 32 GiB B_G2 shape (~3.3 M terms + ~14.9 M ones) timed

@@ -173,12 +173,13 @@ int main() {
         fp_t m = fp_mul(a, b), s = fp_sqr(a);
         wr(&m, sizeof m); wr(&s, sizeof s);
       }
-    } else if (op == 8) {  // Fr pairs -> a·b, a² (fr_mul, fe_sqr over Fr)
+    } else if (op == 8) {  // Fr pairs -> a·b (fr_mul, CIOS), a·b (Karatsuba + SOS), a²
       for (unsigned i = 0; i < n; i++) {
-        fr_t a, b, s; rd(&a, sizeof a); rd(&b, sizeof b);
+        fr_t a, b, k, s; rd(&a, sizeof a); rd(&b, sizeof b);
         fr_t m = fr_mul(a, b);
+        fe_mul_kara<FrP>(k.v, a.v, b.v);
         fe_sqr<FrP>(s.v, a.v);
-        wr(&m, sizeof m); wr(&s, sizeof s);
+        wr(&m, sizeof m); wr(&k, sizeof k); wr(&s, sizeof s);
       }
     } else { fprintf(stderr, "bad op %u\n", op); return 2; }
   }
@@ -373,9 +374,10 @@ fn g2_layers_built_for_the_host_match_blstrs() {
     }
 }
 
-/// fp_mul (Karatsuba + SOS) and fp_sqr, fr_mul and the generic squaring over Fr, against
-/// blstrs: random elements and Montgomery limbs at the edges: 0, 1, p − k (the most carries
-/// through the square's off-diagonal chains), all-ones limbs below p, powers of two.
+/// fp_mul (Karatsuba + SOS) and fp_sqr, fr_mul (CIOS), the Karatsuba product and the generic
+/// squaring over Fr, against blstrs: random elements and Montgomery limbs at the edges (both
+/// fields): 0, 1, p − k (the most carries through the square's off-diagonal chains), all-ones
+/// limbs below p, powers of two.
 #[test]
 fn field_products_built_for_the_host_match_blstrs() {
     let dir = tempfile::tempdir().unwrap();
@@ -427,30 +429,59 @@ fn field_products_built_for_the_host_match_blstrs() {
     }
 
     let mut ra: Vec<Fr> = (0..3000).map(|_| Fr::random(&mut rng)).collect();
-    let rb: Vec<Fr> = (0..3000).map(|_| Fr::random(&mut rng)).collect();
-    ra[0] = Fr::ZERO;
-    ra[1] = Fr::ONE;
+    let mut rb: Vec<Fr> = (0..3000).map(|_| Fr::random(&mut rng)).collect();
+    // Edges as for Fp: 0, 1, r − k, Montgomery limbs all ones below r and at 2^{252} − 1,
+    // every power of two below r (the Karatsuba half sums carry out for the large ones).
+    let mut edge = vec![
+        Fr::ZERO,
+        Fr::ONE,
+        fr_mont([u64::MAX, u64::MAX, u64::MAX, 0x73ed_a753_299d_7d47]),
+        fr_mont([u64::MAX; 4].map(|x| x >> 4)),
+        fr_mont([u64::MAX, u64::MAX, 0, 0x73ed_a753_299d_7d47]),
+        fr_mont([0, 0, u64::MAX, 0x73ed_a753_299d_7d47]),
+    ];
     for k in 1..40u64 {
-        ra[1 + k as usize] = -Fr::from(k);
+        edge.push(-Fr::from(k));
     }
+    for b in 0..255 {
+        let mut l = [0u64; 4];
+        l[b / 64] = 1 << (b % 64);
+        edge.push(fr_mont(l));
+    }
+    ra[..edge.len()].copy_from_slice(&edge);
+    // b takes the edges too, so both operands' half sums carry (c_a·c_b·X² term).
+    rb[..edge.len()].copy_from_slice(&edge);
+    rb[..edge.len()].reverse();
     let mut input = record(8, ra.len());
     for (a, b) in ra.iter().zip(&rb) {
         input.extend(bytes_of(&[*a, *b]));
     }
     let out = run(&exe, dir.path(), &input);
-    assert_eq!(out.len(), ra.len() * 64);
+    assert_eq!(out.len(), ra.len() * 96);
     for (i, (a, b)) in ra.iter().zip(&rb).enumerate() {
         assert_eq!(
-            &out[64 * i..64 * i + 32],
+            &out[96 * i..96 * i + 32],
             bytes_of(&[*a * b]),
             "fr_mul, pair {i}"
         );
         assert_eq!(
-            &out[64 * i + 32..64 * i + 64],
+            &out[96 * i + 32..96 * i + 64],
+            bytes_of(&[*a * b]),
+            "Karatsuba product over Fr, pair {i}"
+        );
+        assert_eq!(
+            &out[96 * i + 64..96 * i + 96],
             bytes_of(&[a.square()]),
             "fr square, {i}"
         );
     }
+}
+
+/// The Fr whose Montgomery limbs (its bits in memory, what the kernels see) are l (l < r):
+/// the value l·R^{-1}, R = 2^256.
+fn fr_mont(l: [u64; 4]) -> Fr {
+    let r_inv = Fr::from(2u64).pow_vartime([256]).invert().unwrap();
+    Fr::from_u64s_le(&l).unwrap() * r_inv
 }
 
 /// The Fr of canonical limbs (l < r).

@@ -6,6 +6,7 @@
 //! partition through `GpuProver::prove`.
 //! `cuzk-gpu-check scale`: a synthetic SRS of real 32 GiB sizes made on the GPU, NTT and MSM
 //! timings 2^20..2^27, and a 32 GiB-shaped partition through `prove`, timed by step.
+//! `cuzk-gpu-check ntt`: NTT 2^20, 2^24, 2^27 alone (best of 3), to compare CUBINs.
 //! `cuzk-gpu-check msm-g2`: the B_G2 MSM (`GpuG2Msm`) against the CPU: Fp2 and G2 layers,
 //! dense MSMs 2^10..2^MAX, every window width, a plan with edge cases, then the 32 GiB
 //! B_G2 shape (~3.3 M full-width terms + ~14.9 M ones over ~33 M bases) timed against the
@@ -21,7 +22,7 @@ mod start;
 
 use correctness::correctness;
 use g2::msm_g2;
-use scale::{accum_variants, msm_once, msm_variants, scale, sweep};
+use scale::{accum_variants, msm_once, msm_variants, ntt_only, scale, sweep};
 use start::start;
 
 use std::fmt::Write as _;
@@ -172,6 +173,7 @@ fn main() {
         "msm" => msm_variants(seed, &mut rep),
         "accum" => accum_variants(seed, &mut rep),
         "msm-once" => msm_once(seed, max_msm_log, &mut rep),
+        "ntt" => ntt_only(seed, &mut rep),
         "msm-g2" => msm_g2(seed, max_msm_log, &mut rep),
         "compile" => cuzk_kernels::cuda::source::compile().map(|c| {
             println!("PTX {} bytes, CUBIN {} bytes", c.ptx.len(), c.cubin.len());

@@ -1,5 +1,5 @@
-//! `cuzk-gpu-check scale`, `msm`, `sweep`: timings at real sizes, the MSM variants side by
-//! side, the window sweep.
+//! `cuzk-gpu-check scale`, `msm`, `sweep`, `ntt`: timings at real sizes, the MSM variants
+//! side by side, the window sweep, the NTT alone.
 
 use super::*;
 
@@ -502,5 +502,16 @@ pub(crate) fn msm_once(seed: u64, log: u32, rep: &mut Report) -> Result<(), GpuE
         &phases.join(", "),
     );
     msm::force_window_width(0);
+    Ok(())
+}
+
+/// NTT 2^20, 2^24, 2^27 alone (best of 3 and a round trip each): the cheapest timing of the
+/// Fr product in device time, for builds compared side by side (one CUBIN a process).
+pub(crate) fn ntt_only(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
+    let (mut gpu, _) = GpuProver::new_synthetic(0, 27, 1 << 27, [1 << 10, 0, 0, 0], false, seed)?;
+    println!("device: {}", gpu.describe());
+    for log in [20, 24, 27] {
+        ntt_best_of_3(&mut gpu, rand_frs(1 << log, seed ^ log as u64), log, rep)?;
+    }
     Ok(())
 }
