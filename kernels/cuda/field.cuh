@@ -146,6 +146,30 @@ __device__ __forceinline__ void fe_sub(u32* r, const u32* a, const u32* b) {
   r[P::N - 1] = addc(d[P::N - 1], P::mod(P::N - 1) & mask, cy);
 }
 
+// The even/odd products' merge: t = x + (y_1..y_{N-1}) (y shifted down one limb), the
+// carry out of the top limb kept (callers' sums stay below 2^{32N}).
+template <int N>
+__device__ __forceinline__ void merge_shifted(u32* t, const u32* x, const u32* y, u32& cy) {
+  t[0] = add_cc(x[0], y[1], cy);
+#pragma unroll
+  for (int j = 1; j < N - 1; j++) t[j] = addc_cc(x[j], y[j + 1], cy);
+  t[N - 1] = addc(x[N - 1], 0, cy);
+}
+
+// r = t − p if t ≥ p, else t (t < 2p): the one conditional subtraction that leaves
+// Montgomery products fully reduced.
+template <class P>
+__device__ __forceinline__ void sub_p_once(u32* r, const u32* t, u32& cy) {
+  const int N = P::N;
+  u32 d[N];
+  d[0] = sub_cc(t[0], P::mod(0), cy);
+#pragma unroll
+  for (int j = 1; j < N; j++) d[j] = subc_cc(t[j], P::mod(j), cy);
+  const u32 borrow = subc(0, 0, cy);  // all ones if t < p
+#pragma unroll
+  for (int j = 0; j < N; j++) r[j] = borrow ? t[j] : d[j];
+}
+
 // r = a·b·R^{-1} mod p: CIOS with the products of each row split by the parity of a's limb
 // (the even/odd chains sppark's mont_t uses). The running value t is held as e + o·2^32:
 // e (limbs at positions 0..N-1) collects a_j·b_i and m·p_j for even j, o (positions 1..N)
@@ -203,18 +227,8 @@ __device__ __forceinline__ void fe_mul(u32* r, const u32* a, const u32* b) {
   }
   // N is even, so the last row's o is x: t = x + (y_1..y_{N-1}) < 2p.
   u32 t[N];
-  t[0] = add_cc(x[0], y[1], cy);
-#pragma unroll
-  for (int j = 1; j < N - 1; j++) t[j] = addc_cc(x[j], y[j + 1], cy);
-  t[N - 1] = addc(x[N - 1], 0, cy);
-  // Subtract p once if t >= p (no borrow).
-  u32 d[N];
-  d[0] = sub_cc(t[0], P::mod(0), cy);
-#pragma unroll
-  for (int j = 1; j < N; j++) d[j] = subc_cc(t[j], P::mod(j), cy);
-  const u32 borrow = subc(0, 0, cy);  // all ones if t < p
-#pragma unroll
-  for (int j = 0; j < N; j++) r[j] = borrow ? t[j] : d[j];
+  merge_shifted<N>(t, x, y, cy);
+  sub_p_once<P>(r, t, cy);
 }
 
 // r = a²·R^{-1} mod p: the square T = a² (2N limbs) first, then its Montgomery reduction
@@ -330,21 +344,12 @@ __device__ __forceinline__ void fe_redc_wide(u32* r, const u32* w) {
   }
   // N is even: the last row's e is y, its o is x. t = x + (y_1..y_{N-1}) ≤ p, then + w_hi.
   u32 t[N];
-  t[0] = add_cc(x[0], y[1], cy);
-#pragma unroll
-  for (int j = 1; j < N - 1; j++) t[j] = addc_cc(x[j], y[j + 1], cy);
-  t[N - 1] = addc(x[N - 1], 0, cy);
+  merge_shifted<N>(t, x, y, cy);
   t[0] = add_cc(t[0], w[N], cy);
 #pragma unroll
   for (int j = 1; j < N - 1; j++) t[j] = addc_cc(t[j], w[N + j], cy);
   t[N - 1] = addc(t[N - 1], w[2 * N - 1], cy);
-  u32 d[N];
-  d[0] = sub_cc(t[0], P::mod(0), cy);
-#pragma unroll
-  for (int j = 1; j < N; j++) d[j] = subc_cc(t[j], P::mod(j), cy);
-  const u32 borrow = subc(0, 0, cy);  // all ones if t < p
-#pragma unroll
-  for (int j = 0; j < N; j++) r[j] = borrow ? t[j] : d[j];
+  sub_p_once<P>(r, t, cy);
 }
 
 // r = a²·R^{-1} mod p (see fe_sqr_wide, fe_redc_wide).
