@@ -152,6 +152,20 @@ __device__ __forceinline__ void flush_run(const u32* off, u32 b, u32 start, u32 
   else { tail[t].bucket = b; tail[t].p = acc; }
 }
 
+// Entry q starts a new run: the finished run is flushed, the sum reset, and b moves to the
+// bucket whose range holds q (skipping empty buckets); its run ends at the chunk's end or
+// the bucket's.
+template <class F>
+__device__ __forceinline__ void next_run(const u32* off, u32& b, u32 q, u32 start, u32 end, u32& run_start,
+                                         u32& run_end, xyzz_p<F>& acc, xyzz_p<F>* buckets,
+                                         partial_p<F>* head, partial_p<F>* tail, u32 t) {
+  flush_run(off, b, start, run_start, run_end, acc, buckets, head, tail, t);
+  xyzz_set_inf(acc);
+  do b++; while (off[b + 1] <= q);
+  run_start = q;
+  run_end = min(end, off[b + 1]);
+}
+
 // Thread t sums entries [t·S, t·S + S) of the sorted array, one flat loop over the entries:
 // when entry q starts a new bucket's run, the finished run is flushed and the accumulator
 // reset, then entry q is added. Every thread of a warp so runs its S madds in step. (The
@@ -174,13 +188,7 @@ __device__ __forceinline__ void accumulate(const u32* sorted, const u32* off, u3
   xyzz_p<F> acc;
   xyzz_set_inf(acc);
   for (u32 q = start; q < end; q++) {
-    if (q == run_end) {
-      flush_run(off, b, start, run_start, run_end, acc, buckets, head, tail, t);
-      xyzz_set_inf(acc);
-      do b++; while (off[b + 1] <= q);  // skip empty buckets
-      run_start = q;
-      run_end = min(end, off[b + 1]);
-    }
+    if (q == run_end) next_run(off, b, q, start, end, run_start, run_end, acc, buckets, head, tail, t);
     const u32 e = sorted[q];
     xyzz_add_affine_signed(acc, ld_affine(bases + (e & 0x7fffffffu)), e >> 31);
   }
@@ -246,13 +254,7 @@ __device__ __forceinline__ void accumulate_pf(const u32* sorted, const u32* off,
   xyzz_p<F> acc;
   xyzz_set_inf(acc);
   for (u32 q = start; q < end; q++) {
-    if (q == run_end) {
-      flush_run(off, b, start, run_start, run_end, acc, buckets, head, tail, t);
-      xyzz_set_inf(acc);
-      do b++; while (off[b + 1] <= q);
-      run_start = q;
-      run_end = min(end, off[b + 1]);
-    }
+    if (q == run_end) next_run(off, b, q, start, end, run_start, run_end, acc, buckets, head, tail, t);
     const u32 e = e_next;
     if (q + 1 < end) {
       e_next = sorted[q + 1];
