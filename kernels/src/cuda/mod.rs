@@ -10,6 +10,7 @@
 
 mod device;
 mod error;
+mod host_pin;
 pub mod layout;
 pub mod memory_plan;
 pub mod msm;
@@ -21,6 +22,7 @@ pub mod stream;
 pub mod synthetic;
 
 pub use error::GpuError;
+pub use host_pin::HostPin;
 pub use msm_g2::{G2Timings, GpuG2Msm};
 pub use prover::{
     plan_bytes, BaseSet, GpuPartition, GpuProver, GpuResults, GpuTimings, Preload, ResidentBases,

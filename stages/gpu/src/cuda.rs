@@ -2,7 +2,8 @@
 //! allocation on its device (made once, when the first partition's parameters are known,
 //! and kept for every partition proved with the same parameters). The bases stay resident
 //! (B_G2's too when the jobs put B_G2 here); each partition uploads only a, b, c, the
-//! assignment and the plans, by DMA straight from the arena, which is page-locked once.
+//! assignment and the plans, by DMA straight from the arena, which is page-locked once, on a
+//! thread started with the process (`HostPin`).
 //! The next partition's `a`, when its slot is ready, uploads during this one's L, A, B
 //! MSMs (`GpuProver::prove_ahead`), so its NTTs start without waiting for a copy.
 
@@ -10,7 +11,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use blstrs::Scalar as Fr;
-use cuzk_kernels::cuda::{GpuError, GpuPartition, GpuProver, Preload, ResidentBases};
+use cuzk_kernels::cuda::{GpuError, GpuPartition, GpuProver, HostPin, Preload, ResidentBases};
 use cuzk_kernels::groth16::steps::{b_g2_msm, G1Sums};
 use cuzk_kernels::srs::SrsView;
 use cuzk_shm_layout::{Arena, Region, SlotClaim};
@@ -29,8 +30,10 @@ pub struct CudaDevice {
     /// The SRS whose B_G2 bases did not fit on the device beside its G1 bases: for it,
     /// B_G2 runs on this process's CPU threads instead (slow, but no job is lost).
     b_g2_on_cpu: Option<usize>,
-    /// The arena's mapping, page-locked on first use.
-    arena: (*mut u8, usize),
+    /// The arena's page-locking: started on a thread of its own when the process starts
+    /// (it takes seconds per 10 GB), waited for before the first partition's uploads, kept
+    /// for the life of the process (every prover uploads from it).
+    arena_pin: ArenaPin,
     /// Set-up done inside the current partition's call (prover planned and the SRS
     /// uploaded; arena page-locked), reported as steps of that partition: it is why a gpu
     /// process's first partition takes tens of seconds at 32 GiB.
@@ -43,13 +46,26 @@ impl CudaDevice {
             anyhow::bail!("device {ordinal}: no CUDA driver on this machine");
         }
         let shape = arena.header().shape;
+        let (ptr, len) = arena.mapping();
+        let at = ptr as usize;
+        let pinning = std::thread::Builder::new()
+            .name("pin-arena".into())
+            .spawn(move || {
+                let started = std::time::Instant::now();
+                // SAFETY: the arena mapping lives as long as this process's Arena (the whole
+                // stage process, which drops this device first) and is never unmapped while
+                // the pin exists.
+                let pin = unsafe { HostPin::new(ordinal, at as *mut u8, len) };
+                pin.map(|p| (p, started.elapsed()))
+            })
+            .context("starting the arena page-locking thread")?;
         Ok(CudaDevice {
             ordinal,
             max_domain_log2: shape.domain_log2,
             max_scalars: (shape.num_inputs + shape.num_aux) as usize,
             prover: None,
             b_g2_on_cpu: None,
-            arena: arena.mapping(),
+            arena_pin: ArenaPin::Pending(pinning),
             setup: Vec::new(),
         })
     }
@@ -110,14 +126,59 @@ impl CudaDevice {
                 }
                 self.setup.push(("setup_pin_srs", started.elapsed()));
             }
-            let started = std::time::Instant::now();
-            // SAFETY: the arena mapping lives as long as this process's Arena (the whole
-            // stage process) and is never unmapped while the prover exists.
-            unsafe { p.register_host(self.arena.0, self.arena.1)? };
-            self.setup.push(("setup_pin_arena", started.elapsed()));
+            self.wait_for_arena_pin();
             self.prover = Some((key, p));
         }
         Ok(&mut self.prover.as_mut().expect("just made").1)
+    }
+}
+
+/// Where the arena's page-locking stands.
+enum ArenaPin {
+    /// The thread pinning it: the pin and how long pinning took.
+    Pending(std::thread::JoinHandle<Result<(HostPin, Duration), GpuError>>),
+    Pinned(#[allow(dead_code)] HostPin),
+    /// Failed (logged): uploads copy from pageable memory, correct but slower.
+    Unpinned,
+}
+
+impl CudaDevice {
+    /// Waits for the arena's page-locking if it is still running (reported as a set-up step
+    /// of the partition that waited: how long it waited, and how long pinning took).
+    fn wait_for_arena_pin(&mut self) {
+        let ArenaPin::Pending(..) = self.arena_pin else {
+            return;
+        };
+        let waited = std::time::Instant::now();
+        let ArenaPin::Pending(handle) = std::mem::replace(&mut self.arena_pin, ArenaPin::Unpinned)
+        else {
+            unreachable!("checked above");
+        };
+        let d = self.ordinal;
+        self.arena_pin = match handle.join() {
+            Ok(Ok((pin, took))) => {
+                self.setup.push(("setup_pin_arena", took));
+                self.setup.push(("setup_pin_arena_wait", waited.elapsed()));
+                eprintln!(
+                    "cuzk-gpu: cuda:{d}: arena page-locked ({:.1} GB in {:.1} s, since the process started)",
+                    pin.len() as f64 / 1e9,
+                    took.as_secs_f64()
+                );
+                ArenaPin::Pinned(pin)
+            }
+            Ok(Err(e)) => {
+                eprintln!(
+                    "cuzk-gpu: cuda:{d}: page-locking the arena failed ({e}); uploads copy from pageable memory (slower)"
+                );
+                ArenaPin::Unpinned
+            }
+            Err(_) => {
+                eprintln!(
+                    "cuzk-gpu: cuda:{d}: the arena page-locking thread panicked; uploads copy from pageable memory (slower)"
+                );
+                ArenaPin::Unpinned
+            }
+        };
     }
 }
 
