@@ -15,7 +15,8 @@
 // step, fused into the first pass of the last inverse transform).
 //
 // One block handles G = ELEMS/R consecutive j (coalesced loads), ELEMS elements in shared
-// memory, limb-major (s[limb·E + e]) so a warp's accesses fall in distinct banks.
+// memory, limb-major (s[limb·E + e]) so a warp's accesses fall in distinct banks. The
+// in-block twiddles w_R^i are read from global memory (`small`, a few KiB: L1 hits).
 
 #define NTT_THREADS 256
 
@@ -72,11 +73,8 @@ extern "C" __global__ void __launch_bounds__(NTT_THREADS) ntt_pass(const NttPass
   const u32 half_n = 1u << (p.log_n - p.log_r);  // n/R
   const u32 ns_mask = (1u << p.log_ns) - 1;
   u32* s = smem;
-  u32* tw = smem + 8 * E;  // R/2 small twiddles, limb-major too
   const u32 tid = threadIdx.x;
   const u32 j0 = blockIdx.x << p.log_g;
-
-  for (u32 i = tid; i < R / 2; i += NTT_THREADS) sm_put(tw, R / 2, i, ld_fr(p.small + i));
 
   // Load with twiddles w_{Ns·R}^{t·k} = w_n^{t·k·n/(Ns·R)}.
   const u32 tw_shift = p.log_n - p.log_ns - p.log_r;
@@ -99,24 +97,33 @@ extern "C" __global__ void __launch_bounds__(NTT_THREADS) ntt_pass(const NttPass
   for (u32 l = 0; l < p.log_r; l++) {
     __syncthreads();
     const u32 log_half = p.log_r - l - 1, half = 1u << log_half;
+    // w_R^{i·2^l} = w_{R'}^i with R' = R/2^l: read from R''s own table (global, L1-resident),
+    // which lies R/2 − R'/2 entries before R's. Contiguous in i, where the stride-2^l reads
+    // of one table in shared memory were up to 8-way bank conflicts.
+    const fr_t* tw = p.small - ((R >> 1) - (R >> (l + 1)));
     for (u32 bf = tid; bf < (E >> 1); bf += NTT_THREADS) {
       const u32 g = bf & (G - 1), b = bf >> p.log_g;
       const u32 i = b & (half - 1), blk = b >> log_half;
       const u32 ip = (blk << (log_half + 1)) + i, iq = ip + half;
       const fr_t u = sm_get(s, E, (ip << p.log_g) + g), v = sm_get(s, E, (iq << p.log_g) + g);
+      // The twiddle's load is issued before the subtraction, whose latency hides it.
+      fr_t w;
+      if (i != 0) w = ld_fr(tw + i);
       fr_t d = fr_sub(u, v);
-      if (i != 0) d = fr_mul(d, sm_get(tw, R / 2, i << l));
+      if (i != 0) d = fr_mul(d, w);
       sm_put(s, E, (ip << p.log_g) + g, fr_add(u, v));
       sm_put(s, E, (iq << p.log_g) + g, d);
     }
   }
   __syncthreads();
 
-  // v_q sits at bit-reversed q; write y[(j/Ns)·Ns·R + k + q·Ns].
+  // v_q sits at bit-reversed q: threads walk shared memory in order (reading it at
+  // bit-reversed positions was an 8-way bank conflict) and write y[(j/Ns)·Ns·R + k + q·Ns]
+  // with q = brev(qr).
   for (u32 e = tid; e < E; e += NTT_THREADS) {
-    const u32 q = e >> p.log_g, g = e & (G - 1), j = j0 + g;
-    const u32 qr = __brev(q) >> (32 - p.log_r);
-    fr_t x = sm_get(s, E, (qr << p.log_g) + g);
+    const u32 qr = e >> p.log_g, g = e & (G - 1), j = j0 + g;
+    const u32 q = __brev(qr) >> (32 - p.log_r);
+    fr_t x = sm_get(s, E, e);
     const u32 dst = ((j >> p.log_ns) << (p.log_ns + p.log_r)) + (j & ns_mask) + (q << p.log_ns);
     if (p.post_lo) x = fr_mul(x, table_pow(p.post_lo, p.post_hi, p.tw_bits, dst));
     st_fr(p.out + dst, x);

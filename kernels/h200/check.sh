@@ -5,7 +5,8 @@
 #   start        time to a ready GpuProver: NVRTC's PTX JIT-compiled by the driver with the
 #                caches off (the old path on a fresh machine), NVRTC's CUBIN with the caches
 #                off, then the CUBIN twice with the caches on (a restarted process)
-#   correctness  every kernel against the CPU on fresh random inputs
+#   correctness  every kernel against the CPU on fresh random inputs; dense MSMs 2^10..2^MSM_MAX
+#                (default 24) against blst's Pippenger
 #   scale        NTT/MSM timings and the synthetic 32 GiB partition
 #   msm          the MSM's accumulation variants side by side (chunking, register caps),
 #                MSM and NTT 2^20 against the CPU, NTT 2^27
@@ -50,7 +51,7 @@ for mode in $MODES; do
     grep '^start:' "$OUT/start.log"
     continue
   fi
-  CUZK_KERNELS_CUBIN=$CUBIN "$BIN" "$mode" ${MSM_MAX:-22} > "$OUT/$mode.log" 2>&1 || rc=1
+  CUZK_KERNELS_CUBIN=$CUBIN "$BIN" "$mode" ${MSM_MAX:-24} > "$OUT/$mode.log" 2>&1 || rc=1
   tail -n 3 "$OUT/$mode.log"
 done
 for mode in $MODES; do

@@ -15,6 +15,8 @@
 # device(s), the same partitions, only the gpu stage's upload ahead differs: serial
 # (CUZK_GPU_UPLOAD_AHEAD=false: each partition uploads its own a) then ahead (the default:
 # the next slot's a uploads under the current partition's compute).
+# With FULL1=1 only the whole pipeline runs, once, on ${GPUS:-1} device(s), B_G2 on the GPU,
+# every default (upload ahead on), with the gpu process's set-up lines (arena page-locking).
 # Results under $OUT; a short table last.
 source "$(dirname "$0")/env.sh"
 # The arena (6 slots x 20.2 GB) and the synthetic SRS (47 GB) do not fit /dev/shm's default
@@ -70,6 +72,17 @@ except Exception as e:
     print("no ratio:", e)
 PY
 }
+
+if [ -n "${FULL1:-}" ]; then
+  RUN_ARGS="--b-g2-msm gpu" run full ${GPUS:-1} 1
+  rm -f $SHM/*; umount $SHM
+  python3 -c 'import json, sys
+for x in json.load(open(sys.argv[1]))["steps"]:
+    if x["step"].startswith("setup_"): print("gpu process set-up %s: %.0f ms" % (x["step"], x["durations"]["max_ms"]))' "$OUT/full.json" | tee -a "$OUT/summary.txt"
+  echo "== summary"
+  cat "$OUT/summary.txt"
+  exit 0
+fi
 
 if [ -n "${AHEAD_COMPARE:-}" ]; then
   CUZK_GPU_UPLOAD_AHEAD=false RUN_ARGS="--b-g2-msm gpu" run serial ${GPUS:-1} 1

@@ -14,8 +14,9 @@ use crate::ntt::{coset_generator, powers};
 pub const ELEMS_LOG: u32 = 11;
 /// Largest radix of one pass.
 pub const MAX_LOG_R: u32 = 10;
-/// Shared memory of the largest pass: ELEMS elements plus R/2 twiddles.
-pub const MAX_SMEM: u32 = (FR_BYTES as u32) * ((1 << ELEMS_LOG) + (1 << (MAX_LOG_R - 1)));
+/// Shared memory of the largest pass: ELEMS elements (the in-block twiddles are read from
+/// the global `small` tables, which stay in L1).
+pub const MAX_SMEM: u32 = (FR_BYTES as u32) * (1 << ELEMS_LOG);
 const THREADS: u32 = 256;
 
 /// Two-level tables of 2^b entries, b = ceil(log n / 2): lo[i] = x^i, hi[i] = c·x^{i·2^b}.
@@ -25,7 +26,8 @@ const T_INV: usize = 2;
 const T_COSET: usize = 4;
 const T_FINAL: usize = 6;
 const T_SCALE: usize = 8;
-/// Small twiddles w_R^i (i < R/2) for every R = 2^1..2^MAX_LOG_R, at offset R/2 − 1.
+/// Small twiddles w_R^i (i < R/2) for every R = 2^1..2^MAX_LOG_R, at offset R/2 − 1: a pass
+/// of radix R reads level l's w_R^{i·2^l} = w_{R/2^l}^i from the table of R/2^l.
 const SMALL: usize = 1 << MAX_LOG_R;
 
 fn table_bits(log_n: u32) -> u32 {
@@ -203,7 +205,7 @@ pub(crate) fn transform(
             pre_mode,
         };
         let elems = 1u32 << (log_r + log_g);
-        let smem = FR_BYTES as u32 * (elems + (1 << (log_r - 1)));
+        let smem = FR_BYTES as u32 * elems;
         let blocks = 1u32 << (log_n - log_r - log_g);
         let mut a = args![p];
         // SAFETY: `p` matches `struct NttPass`; every pointer is a carved region of at

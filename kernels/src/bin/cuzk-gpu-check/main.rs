@@ -2,7 +2,8 @@
 //!
 //! `cuzk-gpu-check correctness`: every kernel on fresh random inputs (seeded from the clock,
 //! printed) against the CPU: field and curve layers, NTT 2^10..2^27 (against the CPU up to
-//! 2^22, round trips above), H = (A·B − C)/Z, MSMs 2^10..2^MAX with edge cases, a whole
+//! 2^22, round trips above), H = (A·B − C)/Z, dense MSMs 2^10..2^MAX (default 24) against
+//! blst's Pippenger, MSM plans with edge cases, a whole
 //! partition through `GpuProver::prove`.
 //! `cuzk-gpu-check scale`: a synthetic SRS of real 32 GiB sizes made on the GPU, NTT and MSM
 //! timings 2^20..2^27, and a 32 GiB-shaped partition through `prove`, timed by step.
@@ -155,7 +156,7 @@ fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let mode = args.get(1).map(String::as_str).unwrap_or("correctness");
-    let max_msm_log: u32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(22);
+    let max_msm_log: u32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(24);
     let seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -202,7 +203,12 @@ fn main() {
     if let Err(e) = &res {
         let _ = writeln!(out, "ERROR: {e} (context usable: {})", e.context_usable());
     }
-    let _ = writeln!(out, "failures: {}", rep.failures);
+    let stopped = if res.is_err() {
+        " (stopped by the error above)"
+    } else {
+        ""
+    };
+    let _ = writeln!(out, "failures: {}{stopped}", rep.failures);
     println!("{out}");
     if let Some(dir) = std::env::var_os("OUT") {
         let _ = std::fs::write(std::path::Path::new(&dir).join(format!("{mode}.txt")), &out);
