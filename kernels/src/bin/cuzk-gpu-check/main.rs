@@ -1,10 +1,10 @@
 //! Device check and benchmark of the CUDA kernels against the CPU reference.
 //!
 //! `cuzk-gpu-check correctness`: every kernel on fresh random inputs (seeded from the clock,
-//! printed) against the CPU: field and curve layers, NTT 2^10..2^27 (against the CPU up to
-//! 2^22, round trips above), H = (A·B − C)/Z, dense MSMs 2^10..2^MAX (default 24) against
-//! blst's Pippenger, MSM plans with edge cases, a whole
-//! partition through `GpuProver::prove`.
+//! printed) against the CPU: field and curve layers, NTT at every size 2^10..2^27 (against
+//! the CPU up to 2^22, round trips above), H = (A·B − C)/Z, dense MSMs 2^10..2^MAX (default
+//! 24) against blst's Pippenger, MSM plans with edge cases, whole partitions through
+//! `GpuProver::prove`.
 //! `cuzk-gpu-check scale`: a synthetic SRS of real 32 GiB sizes made on the GPU, NTT and MSM
 //! timings 2^20..2^27, and a 32 GiB-shaped partition through `prove`, timed by step.
 //! `cuzk-gpu-check ntt`: NTT 2^20, 2^24, 2^27 alone (best of 3), to compare CUBINs.
@@ -23,7 +23,7 @@ mod start;
 
 use correctness::correctness;
 use g2::msm_g2;
-use scale::{accum_variants, msm_once, msm_variants, ntt_only, scale, sweep};
+use scale::{accum_variants, msm_once, msm_variants, ntt_best_of_3, ntt_only, scale, sweep};
 use start::start;
 
 use std::fmt::Write as _;

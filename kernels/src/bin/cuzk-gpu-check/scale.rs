@@ -90,7 +90,7 @@ pub(crate) fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
     let kernel_logs: &[u32] = if env_or("CUZK_SCALE_KERNELS", 1) == 0 {
         &[]
     } else {
-        &[20, 22, 24, 26, 27]
+        &[20, 21, 22, 23, 24, 25, 26, 27]
     };
     for &log in kernel_logs {
         let n = 1usize << log;
@@ -383,7 +383,7 @@ pub(crate) fn sweep(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
 
 /// The forward NTT of `x` (2^log elements) timed best of 3, then the inverse: a row that
 /// says whether the round trip gave `x` back.
-fn ntt_best_of_3(
+pub(crate) fn ntt_best_of_3(
     gpu: &mut GpuProver,
     x: Vec<Fr>,
     log: u32,
