@@ -18,6 +18,8 @@
 #                launch to profile, e.g. ncu --clock-control none -k regex:msm_accumulate
 #                --launch-count 1 $DEV/cuzk-gpu-check msm-once 24
 #   ntt          NTT 2^20, 2^24, 2^27 alone (best of 3, round trips): CUBINs compared
+#   upload       a prover's resident SRS upload (41 GB of G1 bases at 32 GiB sizes) from pageable
+#                memory against page-locked staging, interleaved, each downloaded and compared
 #   msm-g2       the B_G2 MSM alone (GpuG2Msm; the prover's B_G2 is in correctness/scale) against the CPU:
 #                Fp2 and G2 layers, MSMs 2^10..2^MSM_MAX, every width, a plan with edge
 #                cases, then the 32 GiB B_G2 shape (~3.3 M terms + ~14.9 M ones) timed

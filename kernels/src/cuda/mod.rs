@@ -18,6 +18,7 @@ pub mod msm_g2;
 mod ntt;
 mod prover;
 pub mod source;
+mod staged_upload;
 pub mod stream;
 pub mod synthetic;
 

@@ -19,6 +19,7 @@ use super::layout::{
 use super::memory_plan::{gib, MemoryPlan, SLOT};
 use super::msm::{Curve, MsmWork};
 use super::ntt::{self, NttTables};
+use super::staged_upload::{self, Staging};
 use super::stream::StreamBuffers;
 use super::GpuError;
 use crate::msm::scalars::Limbs;
@@ -280,15 +281,29 @@ impl GpuProver {
             how,
         )?;
         if p.stream.is_none() {
-            for (buf, v) in p.bases.iter().zip([bases.h, bases.l, bases.a, bases.b_g1]) {
-                p.dev.upload(buf.ptr, buf.bytes, v, p.dev.copy)?;
+            // Large resident uploads (the SRS) go through page-locked staging buffers; small
+            // ones, or where the staging cannot be page-locked, copy from pageable memory.
+            let g1 = [bases.h, bases.l, bases.a, bases.b_g1];
+            let total = g1.iter().map(|v| std::mem::size_of_val(*v)).sum::<usize>()
+                + bases.b_g2.map_or(0, std::mem::size_of_val);
+            let mut staging = (total >= staged_upload::MIN_BYTES && staging_wanted())
+                .then(|| Staging::new(&p.dev, ordinal).ok())
+                .flatten();
+            for (buf, v) in p.bases.iter().zip(g1) {
+                upload_bases(&p.dev, staging.as_mut(), buf.ptr, buf.bytes, v)?;
             }
             if let (Some(part), Some(g2)) = (&p.g2, bases.b_g2) {
-                p.dev
-                    .upload(part.bases.ptr, part.bases.bytes, g2, p.dev.copy)?;
+                upload_bases(
+                    &p.dev,
+                    staging.as_mut(),
+                    part.bases.ptr,
+                    part.bases.bytes,
+                    g2,
+                )?;
             }
+            // On the device before the staging buffers go (end of this block).
+            p.dev.sync(p.dev.copy)?;
         }
-        p.dev.sync(p.dev.copy)?;
         Ok(p)
     }
 
@@ -742,5 +757,26 @@ impl Drop for GpuProver {
             // SAFETY: registered by register_host and still mapped (its contract).
             let _ = unsafe { cudarc::driver::sys::cuMemHostUnregister(p as *mut _) };
         }
+    }
+}
+
+/// `CUZK_UPLOAD_STAGING=0` uploads resident bases straight from pageable memory (the
+/// driver's own staging, one thread): to compare, or if page-locking 512 MiB is unwelcome.
+fn staging_wanted() -> bool {
+    std::env::var("CUZK_UPLOAD_STAGING").map_or(true, |v| v != "0")
+}
+
+/// One resident base vector to the device on the copy stream: through `staging` when there
+/// is one.
+fn upload_bases<T: Copy>(
+    dev: &Device,
+    staging: Option<&mut Staging>,
+    dst: cudarc::driver::sys::CUdeviceptr,
+    cap: usize,
+    v: &[T],
+) -> Result<(), GpuError> {
+    match staging {
+        Some(s) => s.upload(dev, dst, cap, v),
+        None => dev.upload(dst, cap, v, dev.copy),
     }
 }

@@ -8,6 +8,8 @@
 //! `cuzk-gpu-check scale`: a synthetic SRS of real 32 GiB sizes made on the GPU, NTT and MSM
 //! timings 2^20..2^27, and a 32 GiB-shaped partition through `prove`, timed by step.
 //! `cuzk-gpu-check ntt`: NTT 2^20, 2^24, 2^27 alone (best of 3), to compare CUBINs.
+//! `cuzk-gpu-check upload`: the resident SRS upload (41 GB of G1 bases), pageable against
+//! page-locked staging, each checked by downloading it again.
 //! `cuzk-gpu-check msm-g2`: the B_G2 MSM (`GpuG2Msm`) against the CPU: Fp2 and G2 layers,
 //! dense MSMs 2^10..2^MAX, every window width, a plan with edge cases, then the 32 GiB
 //! B_G2 shape (~3.3 M full-width terms + ~14.9 M ones over ~33 M bases) timed against the
@@ -20,11 +22,13 @@ mod correctness;
 mod g2;
 mod scale;
 mod start;
+mod upload;
 
 use correctness::correctness;
 use g2::msm_g2;
 use scale::{accum_variants, msm_once, msm_variants, ntt_best_of_3, ntt_only, scale, sweep};
 use start::start;
+use upload::upload;
 
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -175,6 +179,7 @@ fn main() {
         "accum" => accum_variants(seed, &mut rep),
         "msm-once" => msm_once(seed, max_msm_log, &mut rep),
         "ntt" => ntt_only(seed, &mut rep),
+        "upload" => upload(seed, &mut rep),
         "msm-g2" => msm_g2(seed, max_msm_log, &mut rep),
         "compile" => cuzk_kernels::cuda::source::compile().map(|c| {
             println!("PTX {} bytes, CUBIN {} bytes", c.ptx.len(), c.cubin.len());
