@@ -75,6 +75,52 @@ fn windows_cover_every_scalar() {
     }
 }
 
+/// bits [lo, lo + n) of a little-endian byte string.
+fn bits(v: &[u8], lo: u32, n: u32) -> u64 {
+    (0..n).fold(0, |acc, i| {
+        let b = lo + i;
+        let bit = v.get((b / 8) as usize).map_or(0, |x| (x >> (b % 8)) & 1);
+        acc | (u64::from(bit) << i)
+    })
+}
+
+#[test]
+fn top_window_values_are_counted_and_crowded_widths_avoided() {
+    use ff::PrimeField;
+    // t_max = (r − 1) + K byte by byte, r − 1 from blstrs (not the kernels' R table).
+    let r_minus_1 = (-blstrs::Scalar::ONE).to_repr();
+    for c in 4..=cuzk_kernels::cuda::msm::MAX_C {
+        let w = Windows::for_width(c);
+        let mut k = [0u8; 40];
+        for i in 0..w.windows {
+            let bit = i * c + c - 1;
+            k[(bit / 8) as usize] |= 1 << (bit % 8);
+        }
+        let mut t = [0u8; 40];
+        let mut carry = 0u16;
+        for i in 0..40 {
+            let s = u16::from(*r_minus_1.as_ref().get(i).unwrap_or(&0)) + u16::from(k[i]) + carry;
+            t[i] = s as u8;
+            carry = s >> 8;
+        }
+        let top = (w.windows - 1) * c;
+        let want = bits(&t, top, c) - bits(&k, top, c) + 1;
+        assert_eq!(u64::from(w.top_values), want, "c = {c}");
+    }
+    // The widths whose top window holds 2 or 8 values (the slow ones on the H200).
+    assert_eq!(Windows::for_width(15).top_values, 2);
+    assert_eq!(Windows::for_width(14).top_values, 8);
+    assert_eq!(Windows::for_width(16).top_values, 29679);
+    // The size-based choice avoids them where the fixup chain would be long.
+    for log in 0..=28 {
+        let m = 1usize << log;
+        let w = Windows::for_terms(m);
+        assert!(!w.top_crowded(m), "2^{log}: c = {} crowded", w.c);
+    }
+    assert_eq!(Windows::for_terms(1 << 18).c, 16);
+    assert!(Windows::for_width(14).top_crowded(1 << 18));
+}
+
 #[test]
 fn synthetic_partition_is_consistent() {
     let (inputs, aux) = (7, 3000);

@@ -37,6 +37,8 @@ const FIXED_THREADS: usize = 1 << 17;
 const MAX_CHUNK_THREADS: usize = 1 << 18;
 /// Fewest entries a thread sums (below this, launch and fixup costs dominate).
 const MIN_CHUNK: usize = 16;
+/// Longest chain of chunk partials the automatic width lets one fixup thread sum.
+const MAX_FIXUP_CHAIN: u64 = 64;
 
 /// The group an MSM sums in. The scalar side (digits, sort) is the same for both; the point
 /// kernels and sizes differ.
@@ -128,6 +130,10 @@ pub struct Windows {
     pub c: u32,
     pub windows: u32,
     pub k: [u32; 9],
+    /// How many values the top window of t = s + K takes over s < r: the top window holds
+    /// only the scalar's last 255 − (W − 1)·c bits, so at some widths (c = 14: 8 values,
+    /// c = 15: 2) nearly every term of that window lands in a handful of buckets.
+    pub top_values: u32,
 }
 
 impl Windows {
@@ -164,7 +170,21 @@ impl Windows {
                 .filter(|&b| b >= top_bit + c)
                 .all(|b| (t[(b / 32) as usize] >> (b % 32)) & 1 == 0);
             if fits && top_bit + c <= 288 {
-                return Windows { c, windows: w, k };
+                // t_max's top window against K's (2^{c−1}: K's lower windows stay below
+                // 2^{top_bit}); every value between occurs.
+                let window = |b0: u32| {
+                    (0..c).fold(0u32, |v, i| {
+                        let b = b0 + i;
+                        v | (((t[(b / 32) as usize] >> (b % 32)) & 1) << i)
+                    })
+                };
+                let top_values = window(top_bit) - (1 << (c - 1)) + 1;
+                return Windows {
+                    c,
+                    windows: w,
+                    k,
+                    top_values,
+                };
             }
             w += 1;
         }
@@ -198,17 +218,36 @@ impl Windows {
     }
 
     /// c minimizing W·(10·m + 14·2^c) (mixed additions into buckets, then two full
-    /// additions per bucket in the reduction), among the widths measured well on the H200:
-    /// 4..=16, and [`WIDE_C`] from 2^23 terms. (At 2^22, c = 14, 15, 17, 18 and 21 ran
-    /// 3-14x slower than c = 16, all of it in the fixup phase, not yet understood; every
-    /// width is correct, see `cuzk-gpu-check`.)
+    /// additions per bucket in the reduction), among 4..=16, and [`WIDE_C`] from 2^23
+    /// terms, leaving out widths whose top window crowds the terms into few buckets
+    /// ([`Self::top_crowded`]).
     pub fn for_terms(m: usize) -> Windows {
         let wide: &[u32] = if m >= 1 << 23 { &[WIDE_C] } else { &[] };
-        (4..=16)
+        let all: Vec<Windows> = (4..=16)
             .chain(wide.iter().copied())
             .map(Windows::for_width)
-            .min_by_key(|w| w.windows as u64 * (10 * m as u64 + 14 * (1u64 << w.c)))
-            .unwrap()
+            .collect();
+        let cost = |w: &&Windows| w.windows as u64 * (10 * m as u64 + 14 * (1u64 << w.c));
+        all.iter()
+            .filter(|w| !w.top_crowded(m))
+            .min_by_key(cost)
+            .or_else(|| all.iter().min_by_key(cost))
+            .copied()
+            .expect("widths to choose from")
+    }
+
+    /// Whether the top window of m terms puts so many in one bucket that its fixup is long:
+    /// a bucket's chunk partials are summed by one thread, one after the other, and a top
+    /// bucket holds about m / top_values terms, cut into chunks of at least [`MIN_CHUNK`]
+    /// terms and at most [`MAX_CHUNK_THREADS`] chunks in all. Measured at 2^18 (H200):
+    /// c = 14 (8 values) 41 ms and c = 15 (2 values) 113 ms, almost all of it fixup, against
+    /// 8.8 ms at c = 13 (233 values) and 6.6 ms at c = 16.
+    pub fn top_crowded(&self, m: usize) -> bool {
+        let per_bucket = m as u64 / self.top_values as u64;
+        let chain = (per_bucket / MIN_CHUNK as u64)
+            .min(MAX_CHUNK_THREADS as u64 / self.top_values as u64)
+            + 1;
+        chain > MAX_FIXUP_CHAIN
     }
 }
 
