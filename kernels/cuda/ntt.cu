@@ -8,11 +8,17 @@
 //   y[(j/Ns)·Ns·R + k + q·Ns] = v_q
 // and after all passes (Π R = n) y_k = Σ_j x_j·w_n^{jk}. The inverse uses w^{-1}.
 //
-// w_n^e for any e < n is looked up as lo[e mod 2^b] · hi[e >> b] (two tables of 2^b, b =
-// ceil(log n / 2), resident in L2). The same two-table trick scales by c·g^i: a pass can
-// multiply its input x[i] (PRE_SCALE) or its output y[i] (POST_SCALE) by lo[i]·hi[i], with c
-// folded into hi. PRE_ABC reads a[i]·b[i] − c[i] instead of x[i] (the quotient's pointwise
-// step, fused into the first pass of the last inverse transform).
+// A pass's twiddles are w_m^{t·k} with m = Ns·R and t·k < m. For m ≤ 2^direct_log they are
+// read from one direct table of w_M^e, e < M = 2^direct_log (2^18 entries, 8 MiB, in L2), at
+// e·M/m: one load. Otherwise w_n^e for any e < n is looked up as lo[e mod 2^b] · hi[e >> b]
+// (two tables of 2^b, b = ceil(log n / 2), resident in L2): two loads and a product. At
+// 2^27 (passes 9 + 9 + 9) the first pass has no twiddles (k = 0), the second reads the
+// direct table and the third the two-level one. The same two-table trick scales by c·g^i: a pass can
+// multiply its input x[i] (PRE_SCALE) or its output y[i] (post scale) by lo[i]·hi[i], with
+// c folded into hi (so hi[0] = c). PRE_AB reads a[i]·b[i] instead of x[i] (the quotient's
+// pointwise product, fused into the first pass of the last inverse transform); a post scale
+// with post_sub subtracts c·post_sub[i] after it (the quotient's C coefficients, fused into
+// that transform's last pass: y[i]·c·g^{-i} − c·n·c_i, see ntt.rs `quotient`).
 //
 // One block handles G = ELEMS/R consecutive j (coalesced loads), ELEMS elements in shared
 // memory, limb-major (s[limb·E + e]) so a warp's accesses fall in distinct banks. The
@@ -42,18 +48,19 @@ __device__ __forceinline__ fr_t table_pow(const fr_t* lo, const fr_t* hi, u32 bi
 
 #define PRE_NONE 0
 #define PRE_SCALE 1
-#define PRE_ABC 2
+#define PRE_AB 2
 
 struct NttPass {
   const fr_t* in;
-  const fr_t* in_b;  // PRE_ABC only
-  const fr_t* in_c;  // PRE_ABC only
+  const fr_t* in_b;      // PRE_AB only
+  const fr_t* post_sub;  // with a post scale: subtracted, times hi[0], after it
   fr_t* out;
   const fr_t* tw_lo; const fr_t* tw_hi;   // w_n^{±e}
   const fr_t* small;                      // w_R^{±i}, i < R/2
   const fr_t* pre_lo; const fr_t* pre_hi; // PRE_SCALE
   const fr_t* post_lo; const fr_t* post_hi; // post scale, if post_lo != 0
-  u32 log_n, log_r, log_ns, log_g, tw_bits, pre_mode;
+  const fr_t* direct;                     // w_M^e, e < M = 2^direct_log
+  u32 log_n, log_r, log_ns, log_g, tw_bits, pre_mode, direct_log;
 };
 
 __device__ __forceinline__ void sm_put(u32* s, u32 E, u32 e, const fr_t& x) {
@@ -76,20 +83,25 @@ extern "C" __global__ void __launch_bounds__(NTT_THREADS) ntt_pass(const NttPass
   const u32 tid = threadIdx.x;
   const u32 j0 = blockIdx.x << p.log_g;
 
-  // Load with twiddles w_{Ns·R}^{t·k} = w_n^{t·k·n/(Ns·R)}.
-  const u32 tw_shift = p.log_n - p.log_ns - p.log_r;
+  // Load with twiddles w_{Ns·R}^{t·k} = w_n^{t·k·n/(Ns·R)} = w_M^{t·k·M/(Ns·R)}.
+  const u32 log_m = p.log_ns + p.log_r;
+  const bool direct = log_m <= p.direct_log;
+  const u32 tw_shift = direct ? p.direct_log - log_m : p.log_n - log_m;
   for (u32 e = tid; e < E; e += NTT_THREADS) {
     const u32 t = e >> p.log_g, g = e & (G - 1), j = j0 + g;
     const u32 src = j + t * half_n;
     fr_t x;
-    if (p.pre_mode == PRE_ABC) {
-      x = fr_sub(fr_mul(ld_fr(p.in + src), ld_fr(p.in_b + src)), ld_fr(p.in_c + src));
+    if (p.pre_mode == PRE_AB) {
+      x = fr_mul(ld_fr(p.in + src), ld_fr(p.in_b + src));
     } else {
       x = ld_fr(p.in + src);
       if (p.pre_mode == PRE_SCALE) x = fr_mul(x, table_pow(p.pre_lo, p.pre_hi, p.tw_bits, src));
     }
     const u32 k = j & ns_mask;
-    if (t != 0 && k != 0) x = fr_mul(x, table_pow(p.tw_lo, p.tw_hi, p.tw_bits, (t * k) << tw_shift));
+    if (t != 0 && k != 0) {
+      const u32 e = (t * k) << tw_shift;
+      x = fr_mul(x, direct ? ld_fr(p.direct + e) : table_pow(p.tw_lo, p.tw_hi, p.tw_bits, e));
+    }
     sm_put(s, E, e, x);
   }
 
@@ -125,7 +137,10 @@ extern "C" __global__ void __launch_bounds__(NTT_THREADS) ntt_pass(const NttPass
     const u32 q = __brev(qr) >> (32 - p.log_r);
     fr_t x = sm_get(s, E, e);
     const u32 dst = ((j >> p.log_ns) << (p.log_ns + p.log_r)) + (j & ns_mask) + (q << p.log_ns);
-    if (p.post_lo) x = fr_mul(x, table_pow(p.post_lo, p.post_hi, p.tw_bits, dst));
+    if (p.post_lo) {
+      x = fr_mul(x, table_pow(p.post_lo, p.post_hi, p.tw_bits, dst));
+      if (p.post_sub) x = fr_sub(x, fr_mul(ld_fr(p.post_sub + dst), ld_fr(p.post_hi)));
+    }
     st_fr(p.out + dst, x);
   }
 }

@@ -208,7 +208,7 @@ impl CircuitsVisitor for Compare<'_> {
                 ("prep_msm (CPU)", t_prep),
                 ("B_G2 MSM (CPU)", t_b_g2),
                 ("GPU upload", t.upload),
-                ("GPU 7 NTTs + H", t.ntt),
+                ("GPU 6 NTTs + H", t.ntt),
                 ("GPU MSM H", t.msm_h),
                 ("GPU MSM L", t.msm_l),
                 ("GPU MSM A", t.msm_a),

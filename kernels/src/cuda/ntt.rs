@@ -1,5 +1,6 @@
 //! Host side of the NTT kernels (`kernels/cuda/ntt.cu`): twiddle tables, the pass plan,
-//! and H = (A·B − C)/Z by seven transforms (the CPU reference is `groth16::quotient`).
+//! and H = (A·B − C)/Z by six transforms (the CPU reference is `groth16::quotient`, which
+//! says why six suffice).
 
 use blstrs::Scalar as Fr;
 use cudarc::driver::sys::CUdeviceptr;
@@ -29,14 +30,23 @@ const T_SCALE: usize = 8;
 /// Small twiddles w_R^i (i < R/2) for every R = 2^1..2^MAX_LOG_R, at offset R/2 − 1: a pass
 /// of radix R reads level l's w_R^{i·2^l} = w_{R/2^l}^i from the table of R/2^l.
 const SMALL: usize = 1 << MAX_LOG_R;
+/// The direct twiddle tables (forward, inverse) hold w_M^e for e < M = 2^min(log n, this):
+/// a pass whose twiddles have order m ≤ M reads w_m^x = w_M^{x·M/m} with one load instead
+/// of the two-level product (the middle pass at 2^27; 8 MiB each, L2-resident).
+pub const DIRECT_LOG: u32 = 18;
 
 fn table_bits(log_n: u32) -> u32 {
     log_n.div_ceil(2).max(1)
 }
 
+fn direct_log(log_n: u32) -> u32 {
+    log_n.min(DIRECT_LOG)
+}
+
 /// Bytes of the table region for domains up to 2^max_log.
 pub fn tables_bytes(max_log: u32) -> usize {
-    (TABLES * (1usize << table_bits(max_log)) + 2 * SMALL) * FR_BYTES
+    (TABLES * (1usize << table_bits(max_log)) + 2 * SMALL + 2 * (1usize << direct_log(max_log)))
+        * FR_BYTES
 }
 
 /// The kernel's parameter block (`struct NttPass` in ntt.cu).
@@ -44,7 +54,7 @@ pub fn tables_bytes(max_log: u32) -> usize {
 struct NttPass {
     input: CUdeviceptr,
     in_b: CUdeviceptr,
-    in_c: CUdeviceptr,
+    post_sub: CUdeviceptr,
     out: CUdeviceptr,
     tw_lo: CUdeviceptr,
     tw_hi: CUdeviceptr,
@@ -53,14 +63,16 @@ struct NttPass {
     pre_hi: CUdeviceptr,
     post_lo: CUdeviceptr,
     post_hi: CUdeviceptr,
+    direct: CUdeviceptr,
     log_n: u32,
     log_r: u32,
     log_ns: u32,
     log_g: u32,
     tw_bits: u32,
     pre_mode: u32,
+    direct_log: u32,
 }
-const _: () = assert!(std::mem::size_of::<NttPass>() == 112);
+const _: () = assert!(std::mem::size_of::<NttPass>() == 128);
 
 /// What the first pass reads.
 #[derive(Clone, Copy)]
@@ -68,8 +80,18 @@ pub(crate) enum Pre {
     None,
     /// x[i] · c·g^i from the table pair at this index.
     Scale(usize),
-    /// a[i]·b[i] − c[i], from these two extra buffers.
-    Abc(CUdeviceptr, CUdeviceptr),
+    /// a[i]·b[i], b[i] from this extra buffer.
+    Ab(CUdeviceptr),
+}
+
+/// What the last pass does to its output y.
+#[derive(Clone, Copy)]
+pub(crate) enum Post {
+    None,
+    /// y[i] · c·g^i from the table pair at this index.
+    Scale(usize),
+    /// y[i] · c·g^i − c·s[i], s from this buffer (c is the table's hi[0]).
+    ScaleSub(usize, CUdeviceptr),
 }
 
 /// Tables for one domain size, resident in `buf`.
@@ -94,6 +116,13 @@ impl NttTables {
         self.buf.at((base + (1usize << (log_r - 1)) - 1) * FR_BYTES)
     }
 
+    fn direct(&self, inverse: bool) -> CUdeviceptr {
+        let log_n = self.log_n.unwrap();
+        let m = 1usize << direct_log(log_n);
+        let base = TABLES * (1usize << table_bits(log_n)) + 2 * SMALL + if inverse { m } else { 0 };
+        self.buf.at(base * FR_BYTES)
+    }
+
     /// Computes (host) and uploads (then waits for the copy) the tables of 2^log_n.
     pub fn prepare(&mut self, dev: &Device, log_n: u32) -> Result<(), GpuError> {
         if self.log_n == Some(log_n) {
@@ -116,7 +145,8 @@ impl NttTables {
             let hi: Vec<Fr> = powers(step, len).into_iter().map(|v| v * c).collect();
             (lo, hi)
         };
-        let mut host: Vec<[u64; 4]> = Vec::with_capacity(TABLES * len + 2 * SMALL);
+        let m = 1usize << direct_log(log_n);
+        let mut host: Vec<[u64; 4]> = Vec::with_capacity(TABLES * len + 2 * SMALL + 2 * m);
         for (x, c) in [
             (d.omega, Fr::ONE),
             (d.omega_inv, Fr::ONE),
@@ -141,6 +171,11 @@ impl NttTables {
             }
             host.extend(small);
         }
+        for w in [d.omega, d.omega_inv] {
+            // w_M = w_n^{n/M}
+            let wm = w.pow_vartime([(n / m) as u64]);
+            host.extend(powers(wm, m).iter().map(fr_raw));
+        }
         dev.upload(self.buf.ptr, self.buf.bytes, &host, dev.copy)?;
         dev.sync(dev.copy)?;
         self.log_n = Some(log_n);
@@ -158,7 +193,8 @@ pub fn pass_plan(log_n: u32) -> Vec<u32> {
 
 /// One transform of 2^log_n elements from `src`, ping-ponging between `src` and `other`;
 /// returns where the result lies. Forward: y_k = Σ x_j w^{jk}; inverse uses w^{-1} (no 1/n
-/// unless a post table says so). `post`: multiply output i by the table pair's value at i.
+/// unless a post table says so). `pre`: what the first pass reads; `post`: what the last
+/// pass writes.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn transform(
     dev: &Device,
@@ -168,7 +204,7 @@ pub(crate) fn transform(
     other: CUdeviceptr,
     inverse: bool,
     pre: Pre,
-    post: Option<usize>,
+    post: Post,
 ) -> Result<CUdeviceptr, GpuError> {
     let plan = pass_plan(log_n);
     let tw = if inverse { T_INV } else { T_FWD };
@@ -179,16 +215,20 @@ pub(crate) fn transform(
         let first = i == 0;
         let last = i + 1 == plan.len();
         let log_g = (ELEMS_LOG - log_r.min(ELEMS_LOG)).min(log_n - log_r);
-        let (pre_mode, in_b, in_c, pre_t) = match (first, pre) {
-            (true, Pre::Scale(tb)) => (1u32, 0, 0, Some(tb)),
-            (true, Pre::Abc(pb, pc)) => (2u32, pb, pc, None),
-            _ => (0u32, 0, 0, None),
+        let (pre_mode, in_b, pre_t) = match (first, pre) {
+            (true, Pre::Scale(tb)) => (1u32, 0, Some(tb)),
+            (true, Pre::Ab(pb)) => (2u32, pb, None),
+            _ => (0u32, 0, None),
         };
-        let post_t = if last { post } else { None };
+        let (post_t, post_sub) = match (last, post) {
+            (true, Post::Scale(tb)) => (Some(tb), 0),
+            (true, Post::ScaleSub(tb, sub)) => (Some(tb), sub),
+            _ => (None, 0),
+        };
         let p = NttPass {
             input: from,
             in_b,
-            in_c,
+            post_sub,
             out: to,
             tw_lo: t.table(tw),
             tw_hi: t.table(tw + 1),
@@ -197,12 +237,14 @@ pub(crate) fn transform(
             pre_hi: pre_t.map_or(0, |x| t.table(x + 1)),
             post_lo: post_t.map_or(0, |x| t.table(x)),
             post_hi: post_t.map_or(0, |x| t.table(x + 1)),
+            direct: t.direct(inverse),
             log_n,
             log_r,
             log_ns,
             log_g,
             tw_bits: b,
             pre_mode,
+            direct_log: direct_log(log_n),
         };
         let elems = 1u32 << (log_r + log_g);
         let smem = FR_BYTES as u32 * elems;
@@ -236,16 +278,17 @@ pub(crate) fn ntt(
     other: CUdeviceptr,
     inverse: bool,
 ) -> Result<CUdeviceptr, GpuError> {
-    let post = if inverse { Some(T_SCALE) } else { None };
+    let post = if inverse {
+        Post::Scale(T_SCALE)
+    } else {
+        Post::None
+    };
     transform(dev, t, log_n, src, other, inverse, Pre::None, post)
 }
 
 /// H = (A·B − C)/Z from the evaluations in a, b, c (s: scratch), as `groth16::quotient`
-/// computes it, but every transform natural-order: for each of a, b, c: inverse NTT
-/// (n·coefficients), forward NTT with input i scaled by n^{-1}·g^i (evaluations on gH); then
-/// one inverse NTT whose first pass reads a·b − c and whose last pass scales coefficient i
-/// by n^{-1}·Z(g)^{-1}·g^{-i}·R^{-1}, leaving H's coefficients canonical (out of Montgomery
-/// form), ready as MSM scalars. Returns where H lies.
+/// computes it, but every transform natural-order: A and B to the coset ([`to_coset`]), C to
+/// its coefficients only ([`to_coefficients`]), then [`coefficients`]. Returns where H lies.
 pub(crate) fn quotient(
     dev: &Device,
     t: &NttTables,
@@ -253,22 +296,66 @@ pub(crate) fn quotient(
     bufs: [CUdeviceptr; 4],
 ) -> Result<CUdeviceptr, GpuError> {
     let [a, b, c, s] = bufs;
-    for x in [a, b, c] {
-        let r = transform(dev, t, log_n, x, s, true, Pre::None, None)?;
-        let o = if r == x { s } else { x };
-        let r2 = transform(dev, t, log_n, r, o, false, Pre::Scale(T_COSET), None)?;
-        debug_assert_eq!(r2, x);
-    }
-    coefficients(dev, t, log_n, [a, b, c, s])
+    to_coset(dev, t, log_n, a, s)?;
+    to_coset(dev, t, log_n, b, s)?;
+    let cc = to_coefficients(dev, t, log_n, c, s)?;
+    let free = if cc == c { s } else { c };
+    coefficients(dev, t, log_n, a, b, cc, free)
 }
 
-/// The last transform of [`quotient`] alone (after the three coset evaluations).
+/// Evaluations on the domain → evaluations on the coset gH, in place in `x` (`s`: scratch):
+/// inverse NTT (n·coefficients), then a forward NTT whose first pass scales input i by
+/// n^{-1}·g^i. The two transforms have as many passes, so the result is back in `x`.
+pub(crate) fn to_coset(
+    dev: &Device,
+    t: &NttTables,
+    log_n: u32,
+    x: CUdeviceptr,
+    s: CUdeviceptr,
+) -> Result<(), GpuError> {
+    let r = transform(dev, t, log_n, x, s, true, Pre::None, Post::None)?;
+    let o = if r == x { s } else { x };
+    let r2 = transform(dev, t, log_n, r, o, false, Pre::Scale(T_COSET), Post::None)?;
+    debug_assert_eq!(r2, x);
+    Ok(())
+}
+
+/// Evaluations on the domain → n·coefficients (inverse NTT without the 1/n), ping-ponging
+/// between `x` and `s`; returns which of the two holds them.
+pub(crate) fn to_coefficients(
+    dev: &Device,
+    t: &NttTables,
+    log_n: u32,
+    x: CUdeviceptr,
+    s: CUdeviceptr,
+) -> Result<CUdeviceptr, GpuError> {
+    transform(dev, t, log_n, x, s, true, Pre::None, Post::None)
+}
+
+/// The last transform of [`quotient`]: A·B on the coset (a, b) back to coefficients with C's
+/// (n·c_i, in `cc`) subtracted: one inverse NTT, ping-ponging between `a` and `free` (neither
+/// `b` nor `cc`), whose first pass reads a·b and whose last pass writes
+///   h_i = y_i·k·g^{-i} − k·(n·c_i),   k = n^{-1}·(g^n − 1)^{-1}·R^{-1}
+/// (y_i = n·p_i·g^i, see `groth16::quotient`; R^{-1} makes the Montgomery products come out
+/// canonical: H's coefficients leave the NTT ready as MSM scalars). Returns where H lies.
 pub(crate) fn coefficients(
     dev: &Device,
     t: &NttTables,
     log_n: u32,
-    bufs: [CUdeviceptr; 4],
+    a: CUdeviceptr,
+    b: CUdeviceptr,
+    cc: CUdeviceptr,
+    free: CUdeviceptr,
 ) -> Result<CUdeviceptr, GpuError> {
-    let [a, b, c, s] = bufs;
-    transform(dev, t, log_n, a, s, true, Pre::Abc(b, c), Some(T_FINAL))
+    debug_assert!(free != a && free != b && free != cc && cc != a && cc != b);
+    transform(
+        dev,
+        t,
+        log_n,
+        a,
+        free,
+        true,
+        Pre::Ab(b),
+        Post::ScaleSub(T_FINAL, cc),
+    )
 }

@@ -94,7 +94,7 @@ pub struct GpuResults {
 pub struct GpuTimings {
     /// a, b, c, scalars and plans host → device (copy stream).
     pub upload: Duration,
-    /// The seven NTTs of H (from the first kernel; overlaps the b, c uploads).
+    /// The six NTTs of H (from the first kernel; overlaps the b, c uploads).
     pub ntt: Duration,
     pub msm_h: Duration,
     pub msm_l: Duration,
@@ -588,6 +588,8 @@ impl GpuProver {
         e_up0.record(cs)?;
         e_k0.record(ks)?;
         let [a, b, c, s] = self.abc.map(|x| x.ptr);
+        // Where C's coefficients land (c or the scratch s).
+        let mut cc = c;
         for (i, (x, v, ev)) in [(a, p.a, e_a), (b, p.b, e_b), (c, p.c, e_c)]
             .into_iter()
             .enumerate()
@@ -596,22 +598,17 @@ impl GpuProver {
                 d.upload(x, self.abc[i].bytes, v, cs)?;
             }
             ev.record(cs)?;
-            // H = (A·B − C)/Z: each input's two transforms start once it has landed.
+            // H = (A·B − C)/Z as `ntt::quotient`: each input's transforms start once it has
+            // landed; A and B go to the coset, C only to its coefficients.
             ev.wait_on(ks)?;
-            let r = ntt::transform(d, &self.tables, log_n, x, s, true, ntt::Pre::None, None)?;
-            let o = if r == x { s } else { x };
-            ntt::transform(
-                d,
-                &self.tables,
-                log_n,
-                r,
-                o,
-                false,
-                ntt::Pre::Scale(4),
-                None,
-            )?;
+            if i < 2 {
+                ntt::to_coset(d, &self.tables, log_n, x, s)?;
+            } else {
+                cc = ntt::to_coefficients(d, &self.tables, log_n, x, s)?;
+            }
         }
-        let h = ntt::coefficients(d, &self.tables, log_n, [a, b, c, s])?;
+        let free = if cc == c { s } else { c };
+        let h = ntt::coefficients(d, &self.tables, log_n, a, b, cc, free)?;
         e_ntt.record(ks)?;
 
         let host = p.bases;

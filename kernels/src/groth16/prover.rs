@@ -28,7 +28,7 @@ pub enum ProveError {
 /// Wall time of each step of one proof.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ProverTimings {
-    /// H = (A·B − C)/Z: seven NTTs and the pointwise step.
+    /// H = (A·B − C)/Z: six NTTs and the pointwise steps.
     pub quotient: Duration,
     /// Scalars out of Montgomery form and classified (prep_msm).
     pub prep: Duration,

@@ -133,7 +133,7 @@ pub fn plan_msms(z: &[Limbs], n_in: usize, d: Densities<'_>) -> MsmPlans {
     }
 }
 
-/// H = (A·B − C)/Z by seven NTTs, in `a`; returns its n − 1 coefficients as canonical
+/// H = (A·B − C)/Z by six NTTs, in `a`; returns its n − 1 coefficients as canonical
 /// limbs (the last coefficient of a degree n − 2 quotient is never used).
 pub fn h_scalars<'a>(a: &'a mut [Fr], b: &mut [Fr], c: &mut [Fr], domain_log2: u32) -> &'a [Limbs] {
     let n = 1usize << domain_log2;

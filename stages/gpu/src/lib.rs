@@ -2,7 +2,7 @@
 //! device, and the G2 MSM B_G2 when the job puts it here (`JobSpec::b_g2`), reading the
 //! slot in place and writing the sums into its results region.
 //!
-//!   H  = Σ_i h_i·[τ^i·Z(τ)/δ]₁,  h = coefficients of (A·B − C)/Z (seven NTTs)
+//!   H  = Σ_i h_i·[τ^i·Z(τ)/δ]₁,  h = coefficients of (A·B − C)/Z (six NTTs)
 //!   L  = Σ_{aux j} z_j·[(β·u_j + α·v_j + w_j)(τ)/δ]₁
 //!   ΣA = Σ_{j in A} z_j·[u_j(τ)]₁,   ΣB_G1 = Σ_{j in B} z_j·[v_j(τ)]₁
 //!   ΣB_G2 = Σ_{j in B} z_j·[v_j(τ)]₂  (B's plan, over the G2 bases)

@@ -143,7 +143,7 @@ pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Resu
             Some(h == want),
             ms(tg),
             tc,
-            "7 NTTs",
+            "6 NTTs",
         );
     }
 

@@ -2,9 +2,42 @@
 //! the plan, indices inside their vectors, B_G2 only with its bases, plans sorted by base when
 //! the bases stream.
 
+use rayon::prelude::*;
+
 use super::super::stream;
 use super::super::GpuError;
 use super::{GpuPartition, GpuProver};
+use crate::msm::PlanRef;
+
+/// Entries a thread scans at a time.
+const CHUNK: usize = 1 << 16;
+
+/// One past the largest base index and one past the largest scalar index `plan` names (0
+/// for none). A 32 GiB partition's three plans hold ~160 M entries and the device idles
+/// while `prove` reads them, so this is a max over chunks on every core (a loop the
+/// compiler vectorizes) rather than a short-circuiting scan on one thread.
+fn index_ends(plan: PlanRef<'_>) -> (usize, usize) {
+    let end = |m: Option<u32>| m.map_or(0, |v| v as usize + 1);
+    let ones = plan
+        .ones
+        .par_chunks(CHUNK)
+        .map(|ch| ch.iter().copied().max())
+        .max()
+        .flatten();
+    let (bases, scalars) = plan
+        .terms
+        .par_chunks(CHUNK)
+        .map(|ch| {
+            ch.iter()
+                .fold((0u32, 0u32), |(b, s), t| (b.max(t[0]), s.max(t[1])))
+        })
+        .reduce(|| (0, 0), |x, y| (x.0.max(y.0), x.1.max(y.1)));
+    let terms = !plan.terms.is_empty();
+    (
+        end(ones).max(end(terms.then_some(bases))),
+        end(terms.then_some(scalars)),
+    )
+}
 
 impl GpuProver {
     pub(super) fn check(&self, p: &GpuPartition<'_>) -> Result<(), GpuError> {
@@ -49,11 +82,8 @@ impl GpuProver {
                     plan.terms.len() + plan.ones.len()
                 ));
             }
-            let ns = p.scalars.len() as u32;
-            let cb = cap as u32;
-            if plan.ones.iter().any(|&b| b >= cb)
-                || plan.terms.iter().any(|&[b, s]| b >= cb || s >= ns)
-            {
+            let (base_end, scalar_end) = index_ends(*plan);
+            if base_end > cap || scalar_end > p.scalars.len() {
                 return Err(GpuError::Input(format!(
                     "{name} plan indexes past its bases or scalars"
                 )));
@@ -65,5 +95,45 @@ impl GpuProver {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{index_ends, CHUNK};
+    use crate::msm::PlanRef;
+
+    #[test]
+    fn index_ends_are_one_past_the_largest_indices() {
+        let none = PlanRef {
+            ones: &[],
+            terms: &[],
+        };
+        assert_eq!(index_ends(none), (0, 0));
+        // Base 0 alone still needs one base.
+        let zero = PlanRef {
+            ones: &[0],
+            terms: &[],
+        };
+        assert_eq!(index_ends(zero), (1, 0));
+        // Several chunks, the largest indices in the last one and in the middle of another;
+        // the largest base among the ones, then among the terms.
+        let mut ones: Vec<u32> = (0..3 * CHUNK as u32 + 5).map(|i| i % 1000).collect();
+        let mut terms: Vec<[u32; 2]> = (0..2 * CHUNK as u32 + 3)
+            .map(|i| [i % 77, i % 91])
+            .collect();
+        *ones.last_mut().unwrap() = 123_456;
+        terms[CHUNK + 17] = [5, 70_000];
+        let plan = PlanRef {
+            ones: &ones,
+            terms: &terms,
+        };
+        assert_eq!(index_ends(plan), (123_457, 70_001));
+        terms[2] = [999_999, 1];
+        let plan = PlanRef {
+            ones: &ones,
+            terms: &terms,
+        };
+        assert_eq!(index_ends(plan), (1_000_000, 70_001));
     }
 }
