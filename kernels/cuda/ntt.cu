@@ -24,7 +24,7 @@
 // memory, limb-major (s[limb·E + e]) so a warp's accesses fall in distinct banks. The
 // in-block twiddles w_R^i are read from global memory (`small`, a few KiB: L1 hits).
 
-#define NTT_THREADS 256
+#define NTT_THREADS 128  // ntt.rs THREADS (the launch), with ELEMS_LOG = 10: see there
 
 __device__ __forceinline__ fr_t ld_fr(const fr_t* p) {
   const uint4* q = (const uint4*)p;

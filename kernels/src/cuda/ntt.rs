@@ -11,14 +11,18 @@ use super::layout::{fr_raw, FR_BYTES};
 use super::GpuError;
 use crate::ntt::{coset_generator, powers};
 
-/// Elements a block holds in shared memory.
-pub const ELEMS_LOG: u32 = 11;
+/// Elements a block holds in shared memory: 2^10 (32 KiB) with 128 threads (`THREADS`) is
+/// six blocks an SM (registers allow six, shared memory seven), each barrier across four
+/// warps: NTT 2^27 45.97 ms on the H200 against 48.15 for 2^11 with 256 threads (three
+/// blocks of eight warps), 49.50 for 2^10 with 256, 46.90 for 2^9 with 128 (docs/gpu.md).
+pub const ELEMS_LOG: u32 = 10;
 /// Largest radix of one pass.
 pub const MAX_LOG_R: u32 = 10;
 /// Shared memory of the largest pass: ELEMS elements (the in-block twiddles are read from
 /// the global `small` tables, which stay in L1).
 pub const MAX_SMEM: u32 = (FR_BYTES as u32) * (1 << ELEMS_LOG);
-const THREADS: u32 = 256;
+/// Threads of an NTT block (ntt.cu `NTT_THREADS`, the kernel's launch bound: the same).
+const THREADS: u32 = 128;
 
 /// Two-level tables of 2^b entries, b = ceil(log n / 2): lo[i] = x^i, hi[i] = c·x^{i·2^b}.
 const TABLES: usize = 10;
