@@ -99,8 +99,8 @@ extern "C" __global__ void __launch_bounds__(NTT_THREADS) ntt_pass(const NttPass
     }
     const u32 k = j & ns_mask;
     if (t != 0 && k != 0) {
-      const u32 e = (t * k) << tw_shift;
-      x = fr_mul(x, direct ? ld_fr(p.direct + e) : table_pow(p.tw_lo, p.tw_hi, p.tw_bits, e));
+      const u32 ex = (t * k) << tw_shift;
+      x = fr_mul(x, direct ? ld_fr(p.direct + ex) : table_pow(p.tw_lo, p.tw_hi, p.tw_bits, ex));
     }
     sm_put(s, E, e, x);
   }
