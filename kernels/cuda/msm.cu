@@ -117,34 +117,16 @@ extern "C" __global__ void __launch_bounds__(1024) msm_scan(const u32* counts, u
   if (tid == 1023) out[B] = part[1023];
 }
 
-// Thread t places the entries t + k·T (T: the grid's threads), SCATTER_ILP of them at a
-// time: their atomics (each returns the entry's position) are all issued before the first
-// store waits for one. One returning atomic a thread left the kernel latency-bound (Nsight
-// Compute at 2^27 terms: L2 54 %, DRAM 16 %, 56 warps an SM). Any grid covers every entry;
-// msm.rs launches m / SCATTER_ILP threads (`SCATTER_ILP` there: the same).
-#define SCATTER_ILP 4
 extern "C" __global__ void msm_scatter(const u32* digits, const u32* terms, u32* cursor, u32* sorted, u32 m, u32 c) {
-  const u32 T = gridDim.x * blockDim.x;
+  const u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
   const u32 half = 1u << (c - 1);
-  for (u32 i0 = blockIdx.x * blockDim.x + threadIdx.x; i0 < m; i0 += SCATTER_ILP * T) {
-    u32 pos[SCATTER_ILP], val[SCATTER_ILP];
-#pragma unroll
-    for (int k = 0; k < SCATTER_ILP; k++) {
-      const u32 i = i0 + k * T;
-      pos[k] = NONE;
-      if (i < m) {
-        const u32 raw = digits[i];
-        if (raw != half) {
-          const u32 bucket = (raw > half ? raw - half : half - raw) - 1;
-          pos[k] = atomicAdd(&cursor[bucket], 1u);
-          val[k] = (terms ? terms[2 * i] : i) | (raw < half ? 0x80000000u : 0u);
-        }
-      }
-    }
-#pragma unroll
-    for (int k = 0; k < SCATTER_ILP; k++)
-      if (pos[k] != NONE) sorted[pos[k]] = val[k];
-  }
+  const u32 raw = digits[i];
+  if (raw == half) return;
+  const u32 bucket = (raw > half ? raw - half : half - raw) - 1;
+  const u32 pos = atomicAdd(&cursor[bucket], 1u);
+  const u32 base = terms ? terms[2 * i] : i;
+  sorted[pos] = base | (raw < half ? 0x80000000u : 0u);
 }
 
 // First bucket whose range holds position pos: the largest b with offsets[b] <= pos and

@@ -48,7 +48,7 @@ const PRELUDE: &str = r#"
 #define __shared__ static
 static inline int __clz(unsigned x) { return x ? __builtin_clz(x) : 32; }
 struct dim3_ { unsigned x; };
-static dim3_ blockIdx, blockDim, threadIdx, gridDim;
+static dim3_ blockIdx, blockDim, threadIdx;
 struct uint4 { unsigned x, y, z, w; };
 static inline uint4 __ldg(const uint4* p) { return *p; }
 static inline unsigned atomicAdd(unsigned* p, unsigned v) { unsigned o = *p; *p += v; return o; }
@@ -67,7 +67,6 @@ static void wr(const void* p, size_t n) { fwrite(p, 1, n, stdout); }
 // A launch: every thread of the grid in turn (blocks of 128, as the host launches them).
 template <class Fn> static void grid(unsigned threads, Fn f) {
   blockDim.x = 128;
-  gridDim.x = (threads + 127) / 128;
   for (unsigned b = 0; b * 128 < threads; b++)
     for (unsigned t = 0; t < 128; t++) { blockIdx.x = b; threadIdx.x = t; f(); }
 }
@@ -109,8 +108,7 @@ template <class F> static void plan_msm() {
     u32 run = 0;
     for (u32 b = 0; b < B; b++) { off[b] = cursor[b] = run; run += counts[(size_t)w * B + b]; }
     off[B] = run;
-    // As msm.rs launches it: a quarter of the entries' threads, so each places several.
-    grid((m + 3) / 4, [&] { msm_scatter(digits.data() + (size_t)w * m, terms.data(), cursor.data(), sorted.data(), m, c); });
+    grid(m, [&] { msm_scatter(digits.data() + (size_t)w * m, terms.data(), cursor.data(), sorted.data(), m, c); });
     const u32 threads = (m + S - 1) / S;
     std::vector<partial_p<F>> head(threads + 1), tail(threads + 1);
     xyzz_p<F>* bk = buckets.data() + (size_t)w * B;

@@ -447,10 +447,6 @@ impl Phase {
     }
 }
 
-/// Entries a scatter thread places with their atomics in flight together (msm.cu
-/// `SCATTER_ILP`: the same).
-const SCATTER_ILP: usize = 4;
-
 fn grid(n: usize, block: u32) -> u32 {
     n.div_ceil(block as usize) as u32
 }
@@ -569,7 +565,7 @@ pub(crate) fn enqueue_msm(
                 dev.launch(
                     "msm scatter",
                     dev.k.msm_scatter,
-                    grid(m.div_ceil(SCATTER_ILP), 256),
+                    grid(m, 256),
                     256,
                     0,
                     s,
