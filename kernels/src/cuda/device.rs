@@ -25,8 +25,6 @@ pub(crate) struct Kernels {
     pub msm_bucket_reduce: sys::CUfunction,
     pub xyzz_reduce: sys::CUfunction,
     pub batch_add: sys::CUfunction,
-    pub msm_halve_counts: sys::CUfunction,
-    pub msm_pair_level: sys::CUfunction,
     // The G2 instantiations of the point kernels above (same arguments, G2 points).
     pub msm_accumulate_g2: sys::CUfunction,
     pub msm_fixup_g2: sys::CUfunction,
@@ -118,8 +116,6 @@ pub(crate) fn open(ordinal: usize) -> Result<Device, GpuError> {
         msm_bucket_reduce: f("msm_bucket_reduce")?,
         xyzz_reduce: f("xyzz_reduce")?,
         batch_add: f("batch_add")?,
-        msm_halve_counts: f("msm_halve_counts")?,
-        msm_pair_level: f("msm_pair_level")?,
         msm_accumulate_g2: f("msm_accumulate_g2")?,
         msm_fixup_g2: f("msm_fixup_g2")?,
         msm_bucket_reduce_g2: f("msm_bucket_reduce_g2")?,
