@@ -129,6 +129,71 @@ extern "C" __global__ void msm_scatter(const u32* digits, const u32* terms, u32*
   sorted[pos] = base | (raw < half ? 0x80000000u : 0u);
 }
 
+// The scatter in two passes (large MSMs), so that no entry takes a returning global atomic
+// (msm_scatter's atomicAdd on the bucket cursor is bound by the L2's rate of returning
+// atomics, ~22 G/s on an H200). Buckets are grouped in bins of 2^f consecutive buckets
+// (at most MAX_BINS bins); a bin's entries occupy one range of the sorted array,
+// [off[bin·2^f], off[(bin + 1)·2^f]).
+// 1. msm_scatter_bins: a block takes BIN_TILE entries, ranks them within their bin by
+//    shared-memory atomics, reserves each bin's share with one global atomic a (block, bin),
+//    and writes (bucket mod 2^f, signed base) into the bin's range of `binned`.
+// 2. msm_scatter_place: a block per bin moves the bin's entries to their buckets, positions
+//    from shared-memory cursors.
+#define BIN_TILE 8192    // entries a block of msm_scatter_bins
+#define BIN_THREADS 256  // its threads (msm.rs launches 256)
+#define MAX_BINS 1024
+#define MAX_FINE 2048    // buckets a bin at most: 2^(MAX_C − 1) / MAX_BINS
+
+// cursor[bin] = off[bin·2^f]: where the bin's range starts.
+extern "C" __global__ void msm_bin_cursor(const u32* off, u32* cursor, u32 bins, u32 fine_bits) {
+  const u32 b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b < bins) cursor[b] = off[b << fine_bits];
+}
+
+extern "C" __global__ void __launch_bounds__(BIN_THREADS)
+    msm_scatter_bins(const u32* digits, const u32* terms, u32* cursor, unsigned long long* binned, u32 m,
+                     u32 c, u32 fine_bits) {
+  __shared__ u32 count[MAX_BINS];
+  __shared__ u32 start[MAX_BINS];
+  __shared__ unsigned short rank[BIN_TILE];
+  const u32 half = 1u << (c - 1), bins = half >> fine_bits;
+  const u32 tile = blockIdx.x * BIN_TILE, tid = threadIdx.x;
+  for (u32 b = tid; b < bins; b += BIN_THREADS) count[b] = 0;
+  __syncthreads();
+  for (u32 k = tid; k < BIN_TILE && tile + k < m; k += BIN_THREADS) {
+    const u32 raw = digits[tile + k];
+    if (raw == half) continue;
+    const u32 bucket = (raw > half ? raw - half : half - raw) - 1;
+    rank[k] = (unsigned short)atomicAdd(&count[bucket >> fine_bits], 1u);
+  }
+  __syncthreads();
+  for (u32 b = tid; b < bins; b += BIN_THREADS)
+    if (count[b]) start[b] = atomicAdd(&cursor[b], count[b]);
+  __syncthreads();
+  const u32 fine_mask = (1u << fine_bits) - 1;
+  for (u32 k = tid; k < BIN_TILE && tile + k < m; k += BIN_THREADS) {
+    const u32 i = tile + k, raw = digits[i];
+    if (raw == half) continue;
+    const u32 bucket = (raw > half ? raw - half : half - raw) - 1;
+    const u32 base = terms ? terms[2 * i] : i;
+    const u32 entry = base | (raw < half ? 0x80000000u : 0u);
+    binned[start[bucket >> fine_bits] + rank[k]] = ((unsigned long long)(bucket & fine_mask) << 32) | entry;
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    msm_scatter_place(const u32* off, const unsigned long long* binned, u32* sorted, u32 B, u32 fine_bits) {
+  __shared__ u32 cur[MAX_FINE];
+  const u32 b0 = blockIdx.x << fine_bits, nf = min(B - b0, 1u << fine_bits);
+  for (u32 f = threadIdx.x; f < nf; f += 256) cur[f] = off[b0 + f];
+  __syncthreads();
+  const u32 lo = off[b0], hi = off[b0 + nf];
+  for (u32 i = lo + threadIdx.x; i < hi; i += 256) {
+    const unsigned long long e = binned[i];
+    sorted[atomicAdd(&cur[(u32)(e >> 32)], 1u)] = (u32)e;
+  }
+}
+
 // First bucket whose range holds position pos: the largest b with offsets[b] <= pos and
 // offsets[b + 1] > pos.
 __device__ __forceinline__ u32 find_bucket(const u32* off, u32 B, u32 pos) {
