@@ -28,14 +28,6 @@ pub const MAX_WINDOWS: usize = 64;
 /// Buckets the workspace holds (c = 20: all 13 windows × 2^19 buckets at once; c = 22: 3 of
 /// its 12 windows of 2^21 at a time).
 const MAX_WB: usize = 13 << 19;
-/// Terms from which the scatter takes two passes through bins (msm.cu `msm_scatter_bins`,
-/// `msm_scatter_place`) instead of one returning global atomic an entry.
-const BINNED_MIN: usize = 1 << 16;
-/// Entries a block of `msm_scatter_bins` (msm.cu `BIN_TILE`; blocks of `BIN_THREADS`).
-const BIN_TILE: usize = 8192;
-const BIN_THREADS: u32 = 256;
-/// Bins at most (msm.cu `MAX_BINS`): a bin holds 2^f buckets, f = max(0, c − 1 − 10).
-const MAX_BINS_LOG: u32 = 10;
 /// Bucket-reduction chunk results at most.
 const MAX_CHUNKS: usize = 1 << 17;
 /// Threads per accumulate / batch-add launch under [`Chunking::Fixed`] (the old sizing:
@@ -267,8 +259,6 @@ pub(crate) struct MsmWork {
     counts: DevBuf,
     offsets: DevBuf,
     cursor: DevBuf,
-    /// The binned scatter's entries: (bucket mod 2^f) << 32 | signed base, by bin.
-    binned: DevBuf,
     buckets: DevBuf,
     head: DevBuf,
     tail: DevBuf,
@@ -300,7 +290,6 @@ impl MsmWork {
         let (xb, pb) = (curve.xyzz_bytes(), curve.partial_bytes());
         digit_capacity(max_terms) * 4
             + max_terms * 4
-            + max_terms * 8
             + MAX_WB * 4 * 3
             + MAX_WINDOWS * 4
             + MAX_WB * xb
@@ -320,7 +309,6 @@ impl MsmWork {
             counts: dev.carve(MAX_WB * 4),
             offsets: dev.carve(MAX_WB * 4 + MAX_WINDOWS * 4),
             cursor: dev.carve(MAX_WB * 4),
-            binned: dev.carve(max_terms * 8),
             buckets: dev.carve(MAX_WB * xb),
             head: dev.carve(chunks * pb),
             tail: dev.carve(chunks * pb),
@@ -414,40 +402,6 @@ fn chunk_len(dev: &Device, f: CUfunction, block: u32, n: usize) -> Result<usize,
         dev.resident_threads(f, block)?.min(MAX_CHUNK_THREADS)
     };
     Ok(n.div_ceil(threads).max(MIN_CHUNK))
-}
-
-/// How the scatter sorts a window's entries by bucket.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scatter {
-    /// One pass from [`BINNED_MIN`] terms, the binned two passes below: the default.
-    Auto = 0,
-    /// One pass, a returning global atomic an entry (`msm_scatter`).
-    Direct = 1,
-    /// Two passes through bins, shared-memory atomics (`msm_scatter_bins`, `_place`).
-    Binned = 2,
-}
-
-static SCATTER: AtomicU32 = AtomicU32::new(Scatter::Auto as u32);
-
-/// Chooses the scatter of every following MSM. Process-wide; for tests and measurements.
-pub fn set_scatter(s: Scatter) {
-    SCATTER.store(s as u32, Ordering::Relaxed);
-}
-
-/// Whether an MSM of m terms takes the binned scatter: [`set_scatter`]'s choice, first read
-/// from `CUZK_MSM_SCATTER` (`direct`, `binned`; for measurements).
-fn binned_scatter(m: usize) -> bool {
-    static FROM_ENV: std::sync::Once = std::sync::Once::new();
-    FROM_ENV.call_once(|| match std::env::var("CUZK_MSM_SCATTER").as_deref() {
-        Ok("direct") => set_scatter(Scatter::Direct),
-        Ok("binned") => set_scatter(Scatter::Binned),
-        _ => {}
-    });
-    match SCATTER.load(Ordering::Relaxed) {
-        1 => false,
-        2 => true,
-        _ => m >= BINNED_MIN,
-    }
 }
 
 /// Forces the window width of every following MSM (0: chosen by size). For tests.
@@ -547,7 +501,6 @@ pub(crate) fn enqueue_msm(
         windows: win.windows,
         k: win.k,
     };
-    let binned = binned_scatter(m);
     let mut ph = Phase::start(dev)?;
     let pk = point_kernels(dev, w.curve)?;
     let acc_kernel = pk.accumulate;
@@ -562,9 +515,7 @@ pub(crate) fn enqueue_msm(
     // SAFETY (all launches below): arguments match the kernels' parameter lists in msm.cu
     // (the G1 and G2 instantiations take the same arguments); buffers are carved for
     // max_terms (checked above) and MAX_WB buckets of this workspace's curve (a group holds
-    // g·nb ≤ MAX_WB), whose points the `bases` of the caller hold; the binned scatter keeps
-    // its bins' cursors (bins ≤ nb) in the window's cursor slots and writes at most m
-    // entries into `binned` (max_terms of them).
+    // g·nb ≤ MAX_WB), whose points the `bases` of the caller hold.
     unsafe {
         if !grouped {
             dev.memset(w.counts.ptr, nw * nb * 4, s)?;
@@ -611,49 +562,15 @@ pub(crate) fn enqueue_msm(
                 let cursor = w.cursor.at(i * nb * 4);
                 let off = w.offsets.at(i * (nb + 1) * 4);
                 let buckets = w.buckets.at(i * nb * xb);
-                if binned {
-                    // Bins of 2^f buckets, at most 2^MAX_BINS_LOG of them: each bin's range
-                    // of the sorted array holds its entries after the first pass.
-                    let f = (win.c - 1).saturating_sub(MAX_BINS_LOG);
-                    let bins = (nb >> f) as u32;
-                    dev.launch(
-                        "msm bin cursor",
-                        dev.k.msm_bin_cursor,
-                        grid(bins as usize, 256),
-                        256,
-                        0,
-                        s,
-                        &mut args![off, cursor, bins, f],
-                    )?;
-                    dev.launch(
-                        "msm scatter bins",
-                        dev.k.msm_scatter_bins,
-                        m.div_ceil(BIN_TILE) as u32,
-                        BIN_THREADS,
-                        0,
-                        s,
-                        &mut args![digits, terms, cursor, w.binned.ptr, m32, c32, f],
-                    )?;
-                    dev.launch(
-                        "msm scatter place",
-                        dev.k.msm_scatter_place,
-                        bins,
-                        256,
-                        0,
-                        s,
-                        &mut args![off, w.binned.ptr, w.sorted.ptr, b32, f],
-                    )?;
-                } else {
-                    dev.launch(
-                        "msm scatter",
-                        dev.k.msm_scatter,
-                        grid(m, 256),
-                        256,
-                        0,
-                        s,
-                        &mut args![digits, terms, cursor, w.sorted.ptr, m32, c32],
-                    )?;
-                }
+                dev.launch(
+                    "msm scatter",
+                    dev.k.msm_scatter,
+                    grid(m, 256),
+                    256,
+                    0,
+                    s,
+                    &mut args![digits, terms, cursor, w.sorted.ptr, m32, c32],
+                )?;
                 ph.end(dev, 1)?;
                 dev.launch(
                     "msm accumulate",
