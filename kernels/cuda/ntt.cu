@@ -144,3 +144,111 @@ extern "C" __global__ void __launch_bounds__(NTT_THREADS) ntt_pass(const NttPass
     st_fr(p.out + dst, x);
   }
 }
+
+// The radix-2^9 pass (log_r = 9, two columns a block: log_g = 1) with its butterflies in
+// registers: each of the 64 threads of a column holds 8 of its 512 elements and runs three
+// DIF levels on them (a radix-8 network), twice exchanging through shared memory, so a
+// pass has 3 barriers and 2 shared-memory round trips where ntt_pass has 10 and 10. The
+// rows a thread holds, q = base + s·r (r < 8), are those the next three levels pair:
+//   levels 0-2: s = 64, base = t          (pairs 256, 128, 64 rows apart)
+//   levels 3-5: s = 8,  base = (t mod 8) + 64·(t / 8)
+//   levels 6-8: s = 1,  base = 8·t
+// Level L pairs q and q + R/2^{L+1} with twiddle w_R^{i·2^L}, i = q mod R/2^{L+1}: the same
+// arithmetic as ntt_pass, in another order. Shared memory is padded (a word every 16
+// elements) so the exchanges' strided rows fall in distinct banks.
+#define R9_PAD(e) ((e) + ((e) >> 4))
+#define R9_PLANE (1024 + 1024 / 16)  // words of one limb plane: ntt.rs R9_SMEM
+
+__device__ __forceinline__ void r9_put(u32* s, u32 q, u32 g, const fr_t& x) {
+  const u32 e = R9_PAD(2 * q + g);
+#pragma unroll
+  for (int l = 0; l < 8; l++) s[l * R9_PLANE + e] = x.v[l];
+}
+__device__ __forceinline__ fr_t r9_get(const u32* s, u32 q, u32 g) {
+  const u32 e = R9_PAD(2 * q + g);
+  fr_t x;
+#pragma unroll
+  for (int l = 0; l < 8; l++) x.v[l] = s[l * R9_PLANE + e];
+  return x;
+}
+
+// Levels L0, L0 + 1, L0 + 2 on rows base + s·r: r and r + h pair, h = 4, 2, 1.
+__device__ __forceinline__ void r9_stage(fr_t (&x)[8], const fr_t* small, u32 L0, u32 base, u32 s) {
+#pragma unroll
+  for (int m = 0; m < 3; m++) {
+    const u32 L = L0 + m, h = 4 >> m, half = 256u >> L;
+    const fr_t* tw = small - (256u - half);  // w_{R'}^i, R' = R/2^L (see ntt_pass)
+#pragma unroll
+    for (int r = 0; r < 8; r++) {
+      if (r & h) continue;
+      const u32 i = (base + s * r) & (half - 1);
+      fr_t w;
+      if (i != 0) w = ld_fr(tw + i);
+      const fr_t u = x[r], v = x[r + h];
+      fr_t d = fr_sub(u, v);
+      x[r] = fr_add(u, v);
+      if (i != 0) d = fr_mul(d, w);
+      x[r + h] = d;
+    }
+  }
+}
+
+__device__ __forceinline__ void pass_r9(const NttPass& p) {
+  extern __shared__ u32 smem[];
+  const u32 tid = threadIdx.x, g = tid & 1, t = tid >> 1;
+  const u32 j = (blockIdx.x << 1) + g;
+  const u32 half_n = 1u << (p.log_n - 9);
+  const u32 ns_mask = (1u << p.log_ns) - 1, k = j & ns_mask;
+  const u32 log_m = p.log_ns + 9;
+  const bool direct = log_m <= p.direct_log;
+  const u32 tw_shift = direct ? p.direct_log - log_m : p.log_n - log_m;
+  fr_t x[8];
+#pragma unroll
+  for (int r = 0; r < 8; r++) {
+    const u32 q = t + 64 * r, src = j + q * half_n;
+    fr_t y;
+    if (p.pre_mode == PRE_AB) {
+      y = fr_mul(ld_fr(p.in + src), ld_fr(p.in_b + src));
+    } else {
+      y = ld_fr(p.in + src);
+      if (p.pre_mode == PRE_SCALE) y = fr_mul(y, table_pow(p.pre_lo, p.pre_hi, p.tw_bits, src));
+    }
+    if (q != 0 && k != 0) {
+      const u32 ex = (q * k) << tw_shift;
+      y = fr_mul(y, direct ? ld_fr(p.direct + ex) : table_pow(p.tw_lo, p.tw_hi, p.tw_bits, ex));
+    }
+    x[r] = y;
+  }
+  r9_stage(x, p.small, 0, t, 64);
+#pragma unroll
+  for (int r = 0; r < 8; r++) r9_put(smem, t + 64 * r, g, x[r]);
+  __syncthreads();
+  const u32 b1 = (t & 7) + 64 * (t >> 3);
+#pragma unroll
+  for (int r = 0; r < 8; r++) x[r] = r9_get(smem, b1 + 8 * r, g);
+  r9_stage(x, p.small, 3, b1, 8);
+  __syncthreads();  // every thread has read the first layout
+#pragma unroll
+  for (int r = 0; r < 8; r++) r9_put(smem, b1 + 8 * r, g, x[r]);
+  __syncthreads();
+#pragma unroll
+  for (int r = 0; r < 8; r++) x[r] = r9_get(smem, 8 * t + r, g);
+  r9_stage(x, p.small, 6, 8 * t, 1);
+  // Row qr = 8t + r holds v_q, q = brev(qr): y[(j/Ns)·Ns·R + k + q·Ns].
+#pragma unroll
+  for (int r = 0; r < 8; r++) {
+    const u32 q = __brev(8 * t + r) >> 23;
+    const u32 dst = ((j >> p.log_ns) << (p.log_ns + 9)) + k + (q << p.log_ns);
+    fr_t y = x[r];
+    if (p.post_lo) {
+      y = fr_mul(y, table_pow(p.post_lo, p.post_hi, p.tw_bits, dst));
+      if (p.post_sub) y = fr_sub(y, fr_mul(ld_fr(p.post_sub + dst), ld_fr(p.post_hi)));
+    }
+    st_fr(p.out + dst, y);
+  }
+}
+
+// Builds (ntt.rs `R9_BUILD`): at most 128 registers (4 blocks, 16 warps an SM), and
+// uncapped (130: 3 blocks).
+extern "C" __global__ void __launch_bounds__(NTT_THREADS, 4) ntt_pass_r9(const NttPass p) { pass_r9(p); }
+extern "C" __global__ void __launch_bounds__(NTT_THREADS) ntt_pass_r9u(const NttPass p) { pass_r9(p); }

@@ -16,6 +16,8 @@ use super::GpuError;
 /// The kernels of `kernels/cuda/`, looked up once.
 pub(crate) struct Kernels {
     pub ntt_pass: sys::CUfunction,
+    pub ntt_pass_r9: sys::CUfunction,
+    pub ntt_pass_r9u: sys::CUfunction,
     pub msm_digits: sys::CUfunction,
     pub msm_scan: sys::CUfunction,
     pub msm_scatter: sys::CUfunction,
@@ -107,6 +109,8 @@ pub(crate) fn open(ordinal: usize) -> Result<Device, GpuError> {
     };
     let k = Kernels {
         ntt_pass: f("ntt_pass")?,
+        ntt_pass_r9: f("ntt_pass_r9")?,
+        ntt_pass_r9u: f("ntt_pass_r9u")?,
         msm_digits: f("msm_digits")?,
         msm_scan: f("msm_scan")?,
         msm_scatter: f("msm_scatter")?,

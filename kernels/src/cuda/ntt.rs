@@ -21,6 +21,40 @@ pub const MAX_LOG_R: u32 = 10;
 /// Shared memory of the largest pass: ELEMS elements (the in-block twiddles are read from
 /// the global `small` tables, which stay in L1).
 pub const MAX_SMEM: u32 = (FR_BYTES as u32) * (1 << ELEMS_LOG);
+/// Shared memory of `ntt_pass_r9`: 8 limb planes of 1024 + 64 words (ntt.cu `R9_PLANE`).
+const R9_SMEM: u32 = 8 * (1024 + 64) * 4;
+
+/// The kernel radix-2^9 passes of two columns run (ntt.cu).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PassBuild {
+    /// `ntt_pass`: every level through shared memory (the only kernel for other radices).
+    Shared = 0,
+    /// `ntt_pass_r9`: butterflies in registers, 128 registers: the default.
+    R9 = 1,
+    /// `ntt_pass_r9u`: the same uncapped (130 registers, 3 blocks an SM).
+    R9Uncapped = 2,
+}
+
+static BUILD: std::sync::atomic::AtomicU32 =
+    std::sync::atomic::AtomicU32::new(PassBuild::R9 as u32);
+
+/// Chooses the radix-2^9 pass kernel. Process-wide; for measurements (`CUZK_NTT_BUILD`:
+/// `shared`, `r9`, `r9u` sets it at the first transform).
+pub fn set_pass_build(b: PassBuild) {
+    BUILD.store(b as u32, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn pass_build() -> u32 {
+    static FROM_ENV: std::sync::Once = std::sync::Once::new();
+    FROM_ENV.call_once(|| match std::env::var("CUZK_NTT_BUILD").as_deref() {
+        Ok("shared") => set_pass_build(PassBuild::Shared),
+        Ok("r9u") => set_pass_build(PassBuild::R9Uncapped),
+        Ok("r9") => set_pass_build(PassBuild::R9),
+        _ => {}
+    });
+    BUILD.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Threads of an NTT block (ntt.cu `NTT_THREADS`, the kernel's launch bound: the same).
 const THREADS: u32 = 128;
 
@@ -251,15 +285,20 @@ pub(crate) fn transform(
             direct_log: direct_log(log_n),
         };
         let elems = 1u32 << (log_r + log_g);
-        let smem = FR_BYTES as u32 * elems;
         let blocks = 1u32 << (log_n - log_r - log_g);
+        // Radix-2^9 passes of two columns take the butterflies-in-registers kernel.
+        let (kernel, smem) = match (log_r == 9 && log_g == 1, pass_build()) {
+            (true, 1) => (dev.k.ntt_pass_r9, R9_SMEM),
+            (true, 2) => (dev.k.ntt_pass_r9u, R9_SMEM),
+            _ => (dev.k.ntt_pass, FR_BYTES as u32 * elems),
+        };
         let mut a = args![p];
         // SAFETY: `p` matches `struct NttPass`; every pointer is a carved region of at
         // least n elements (tables sized for this log_n by `prepare`).
         unsafe {
             dev.launch(
                 "ntt pass",
-                dev.k.ntt_pass,
+                kernel,
                 blocks,
                 THREADS,
                 smem,

@@ -510,8 +510,36 @@ pub(crate) fn msm_once(seed: u64, log: u32, rep: &mut Report) -> Result<(), GpuE
 pub(crate) fn ntt_only(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
     let (mut gpu, _) = GpuProver::new_synthetic(0, 27, 1 << 27, [1 << 10, 0, 0, 0], false, seed)?;
     println!("device: {}", gpu.describe());
-    for log in [20, 24, 27] {
-        ntt_best_of_3(&mut gpu, rand_frs(1 << log, seed ^ log as u64), log, rep)?;
+    use cuzk_kernels::cuda::{set_pass_build, NttPassBuild as PassBuild};
+    for log in [18, 20, 24, 27] {
+        // Each radix-2^9 pass kernel on the same input, its forward result against the
+        // shared-memory kernel's (2^18 and 2^27 are all radix-2^9 passes; 2^20 and 2^24
+        // have none, so their rows time one kernel three times).
+        let x = rand_frs(1 << log, seed ^ log as u64);
+        let mut want: Option<Vec<Fr>> = None;
+        for (name, b) in [
+            ("shared", PassBuild::Shared),
+            ("r9", PassBuild::R9),
+            ("r9u", PassBuild::R9Uncapped),
+        ] {
+            set_pass_build(b);
+            let mut g = x.clone();
+            let mut best = f64::MAX;
+            for _ in 0..3 {
+                g.copy_from_slice(&x);
+                best = best.min(ms(gpu.ntt(&mut g, false)?));
+            }
+            let same = want.get_or_insert_with(|| g.clone()) == &g;
+            gpu.ntt(&mut g, true)?;
+            rep.row(
+                &format!("NTT 2^{log} {name} fwd (best of 3) + round trip"),
+                Some(same && g == x),
+                best,
+                0.0,
+                "forward equal to shared's",
+            );
+        }
+        set_pass_build(PassBuild::R9);
     }
     Ok(())
 }
