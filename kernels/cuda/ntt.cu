@@ -172,16 +172,14 @@ __device__ __forceinline__ fr_t r9_get(const u32* s, u32 q, u32 g) {
   return x;
 }
 
-// LV levels from L0 on the P rows base + s·r a thread holds: level L0 + m pairs r and
-// r + h, h = 2^{LV−1−m}, rows s·h apart.
-template <int P, int LV>
-__device__ __forceinline__ void r9_stage(fr_t (&x)[P], const fr_t* small, u32 L0, u32 base, u32 s) {
+// Levels L0, L0 + 1, L0 + 2 on rows base + s·r: r and r + h pair, h = 4, 2, 1.
+__device__ __forceinline__ void r9_stage(fr_t (&x)[8], const fr_t* small, u32 L0, u32 base, u32 s) {
 #pragma unroll
-  for (int m = 0; m < LV; m++) {
-    const u32 L = L0 + m, h = (1u << (LV - 1)) >> m, half = 256u >> L;
+  for (int m = 0; m < 3; m++) {
+    const u32 L = L0 + m, h = 4 >> m, half = 256u >> L;
     const fr_t* tw = small - (256u - half);  // w_{R'}^i, R' = R/2^L (see ntt_pass)
 #pragma unroll
-    for (int r = 0; r < P; r++) {
+    for (int r = 0; r < 8; r++) {
       if (r & h) continue;
       const u32 i = (base + s * r) & (half - 1);
       fr_t w;
@@ -195,18 +193,8 @@ __device__ __forceinline__ void r9_stage(fr_t (&x)[P], const fr_t* small, u32 L0
   }
 }
 
-// The rows a thread of a column holds for the stage whose last level is L: s = 256 / 2^L
-// rows apart (the stage's closest pair), in groups of s·P rows: base = (t mod s) +
-// s·P·(t / s).
-template <int P>
-__device__ __forceinline__ u32 r9_base(u32 t, u32 s) { return (t % s) + s * P * (t / s); }
-
-// One radix-2^9 pass with P elements a thread (64 threads a column for P = 8, 128 for
-// P = 4; two columns a block): stages of log2 P levels (P = 4: 2, 2, 2, 2, 1).
-template <int P>
 __device__ __forceinline__ void pass_r9(const NttPass& p) {
   extern __shared__ u32 smem[];
-  constexpr int LOGP = P == 8 ? 3 : 2;
   const u32 tid = threadIdx.x, g = tid & 1, t = tid >> 1;
   const u32 j = (blockIdx.x << 1) + g;
   const u32 half_n = 1u << (p.log_n - 9);
@@ -214,11 +202,10 @@ __device__ __forceinline__ void pass_r9(const NttPass& p) {
   const u32 log_m = p.log_ns + 9;
   const bool direct = log_m <= p.direct_log;
   const u32 tw_shift = direct ? p.direct_log - log_m : p.log_n - log_m;
-  const u32 stride0 = 512 / P;  // the first stage's rows: t + (512/P)·r
-  fr_t x[P];
+  fr_t x[8];
 #pragma unroll
-  for (int r = 0; r < P; r++) {
-    const u32 q = t + stride0 * r, src = j + q * half_n;
+  for (int r = 0; r < 8; r++) {
+    const u32 q = t + 64 * r, src = j + q * half_n;
     fr_t y;
     if (p.pre_mode == PRE_AB) {
       y = fr_mul(ld_fr(p.in + src), ld_fr(p.in_b + src));
@@ -232,29 +219,25 @@ __device__ __forceinline__ void pass_r9(const NttPass& p) {
     }
     x[r] = y;
   }
-  u32 base = t, s = stride0;
-  r9_stage<P, LOGP>(x, p.small, 0, base, s);
+  r9_stage(x, p.small, 0, t, 64);
 #pragma unroll
-  for (int L0 = LOGP; L0 < 9; L0 += LOGP) {
-    // Exchange: the rows this thread holds out, the next stage's rows in.
-    const int lv = 9 - L0 < LOGP ? 9 - L0 : LOGP;
-    const u32 s2 = 256u >> (L0 + lv - 1), base2 = r9_base<P>(t, s2);
-    if (L0 != LOGP) __syncthreads();  // every thread has read the previous layout
+  for (int r = 0; r < 8; r++) r9_put(smem, t + 64 * r, g, x[r]);
+  __syncthreads();
+  const u32 b1 = (t & 7) + 64 * (t >> 3);
 #pragma unroll
-    for (int r = 0; r < P; r++) r9_put(smem, base + s * r, g, x[r]);
-    __syncthreads();
+  for (int r = 0; r < 8; r++) x[r] = r9_get(smem, b1 + 8 * r, g);
+  r9_stage(x, p.small, 3, b1, 8);
+  __syncthreads();  // every thread has read the first layout
 #pragma unroll
-    for (int r = 0; r < P; r++) x[r] = r9_get(smem, base2 + s2 * r, g);
-    base = base2;
-    s = s2;
-    if (lv == LOGP) r9_stage<P, LOGP>(x, p.small, L0, base, s);
-    else r9_stage<P, 1>(x, p.small, L0, base, s);
-  }
-  // Row qr = base + r (s = 1 in the last stage) holds v_q, q = brev(qr):
-  // y[(j/Ns)·Ns·R + k + q·Ns].
+  for (int r = 0; r < 8; r++) r9_put(smem, b1 + 8 * r, g, x[r]);
+  __syncthreads();
 #pragma unroll
-  for (int r = 0; r < P; r++) {
-    const u32 q = __brev(base + r) >> 23;
+  for (int r = 0; r < 8; r++) x[r] = r9_get(smem, 8 * t + r, g);
+  r9_stage(x, p.small, 6, 8 * t, 1);
+  // Row qr = 8t + r holds v_q, q = brev(qr): y[(j/Ns)·Ns·R + k + q·Ns].
+#pragma unroll
+  for (int r = 0; r < 8; r++) {
+    const u32 q = __brev(8 * t + r) >> 23;
     const u32 dst = ((j >> p.log_ns) << (p.log_ns + 9)) + k + (q << p.log_ns);
     fr_t y = x[r];
     if (p.post_lo) {
@@ -265,8 +248,7 @@ __device__ __forceinline__ void pass_r9(const NttPass& p) {
   }
 }
 
-// Builds (ntt.rs `PassBuild`): 8 elements a thread at most 128 registers (4 blocks of 128,
-// 16 warps an SM) and uncapped (130: 3 blocks); 4 elements a thread, blocks of 256.
-extern "C" __global__ void __launch_bounds__(NTT_THREADS, 4) ntt_pass_r9(const NttPass p) { pass_r9<8>(p); }
-extern "C" __global__ void __launch_bounds__(NTT_THREADS) ntt_pass_r9u(const NttPass p) { pass_r9<8>(p); }
-extern "C" __global__ void __launch_bounds__(256, 3) ntt_pass_r9x4(const NttPass p) { pass_r9<4>(p); }
+// Builds (ntt.rs `R9_BUILD`): at most 128 registers (4 blocks, 16 warps an SM), and
+// uncapped (130: 3 blocks).
+extern "C" __global__ void __launch_bounds__(NTT_THREADS, 4) ntt_pass_r9(const NttPass p) { pass_r9(p); }
+extern "C" __global__ void __launch_bounds__(NTT_THREADS) ntt_pass_r9u(const NttPass p) { pass_r9(p); }

@@ -33,8 +33,6 @@ pub enum PassBuild {
     R9 = 1,
     /// `ntt_pass_r9u`: the same uncapped (130 registers, 3 blocks an SM).
     R9Uncapped = 2,
-    /// `ntt_pass_r9x4`: 4 elements a thread, blocks of 256 (80 registers, 3 blocks).
-    R9x4 = 3,
 }
 
 static BUILD: std::sync::atomic::AtomicU32 =
@@ -52,7 +50,6 @@ fn pass_build() -> u32 {
         Ok("shared") => set_pass_build(PassBuild::Shared),
         Ok("r9u") => set_pass_build(PassBuild::R9Uncapped),
         Ok("r9") => set_pass_build(PassBuild::R9),
-        Ok("r9x4") => set_pass_build(PassBuild::R9x4),
         _ => {}
     });
     BUILD.load(std::sync::atomic::Ordering::Relaxed)
@@ -290,11 +287,10 @@ pub(crate) fn transform(
         let elems = 1u32 << (log_r + log_g);
         let blocks = 1u32 << (log_n - log_r - log_g);
         // Radix-2^9 passes of two columns take the butterflies-in-registers kernel.
-        let (kernel, threads, smem) = match (log_r == 9 && log_g == 1, pass_build()) {
-            (true, 1) => (dev.k.ntt_pass_r9, THREADS, R9_SMEM),
-            (true, 2) => (dev.k.ntt_pass_r9u, THREADS, R9_SMEM),
-            (true, 3) => (dev.k.ntt_pass_r9x4, 2 * THREADS, R9_SMEM),
-            _ => (dev.k.ntt_pass, THREADS, FR_BYTES as u32 * elems),
+        let (kernel, smem) = match (log_r == 9 && log_g == 1, pass_build()) {
+            (true, 1) => (dev.k.ntt_pass_r9, R9_SMEM),
+            (true, 2) => (dev.k.ntt_pass_r9u, R9_SMEM),
+            _ => (dev.k.ntt_pass, FR_BYTES as u32 * elems),
         };
         let mut a = args![p];
         // SAFETY: `p` matches `struct NttPass`; every pointer is a carved region of at
@@ -304,7 +300,7 @@ pub(crate) fn transform(
                 "ntt pass",
                 kernel,
                 blocks,
-                threads,
+                THREADS,
                 smem,
                 dev.compute,
                 &mut a,

@@ -521,7 +521,6 @@ pub(crate) fn ntt_only(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
             ("shared", PassBuild::Shared),
             ("r9", PassBuild::R9),
             ("r9u", PassBuild::R9Uncapped),
-            ("r9x4", PassBuild::R9x4),
         ] {
             set_pass_build(b);
             let mut g = x.clone();
