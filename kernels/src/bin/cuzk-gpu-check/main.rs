@@ -7,7 +7,8 @@
 //! `GpuProver::prove`.
 //! `cuzk-gpu-check scale`: a synthetic SRS of real 32 GiB sizes made on the GPU, NTT and MSM
 //! timings 2^20..2^27, and a 32 GiB-shaped partition through `prove`, timed by step.
-//! `cuzk-gpu-check ntt`: NTT 2^20, 2^24, 2^27 alone (best of 3), to compare CUBINs.
+//! `cuzk-gpu-check ntt`: NTT 2^18..2^27 alone (best of 3) with each radix-2^9 pass kernel,
+//! every forward result against the shared-memory kernel's.
 //! `cuzk-gpu-check upload`: the resident SRS upload (41 GB of G1 bases), pageable against
 //! page-locked staging, each checked by downloading it again.
 //! `cuzk-gpu-check msm-g2`: the B_G2 MSM (`GpuG2Msm`) against the CPU: Fp2 and G2 layers,

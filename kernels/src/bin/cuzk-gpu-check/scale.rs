@@ -505,8 +505,9 @@ pub(crate) fn msm_once(seed: u64, log: u32, rep: &mut Report) -> Result<(), GpuE
     Ok(())
 }
 
-/// NTT 2^20, 2^24, 2^27 alone (best of 3 and a round trip each): the cheapest timing of the
-/// Fr product in device time, for builds compared side by side (one CUBIN a process).
+/// NTT 2^18, 2^20, 2^24, 2^27 alone with each radix-2^9 pass kernel (best of 3, the
+/// forward result against the shared-memory kernel's, and a round trip each): the
+/// cheapest timing of the Fr product in device time, for builds compared side by side.
 pub(crate) fn ntt_only(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
     let (mut gpu, _) = GpuProver::new_synthetic(0, 27, 1 << 27, [1 << 10, 0, 0, 0], false, seed)?;
     println!("device: {}", gpu.describe());
