@@ -248,7 +248,7 @@ __device__ __forceinline__ void pass_r9(const NttPass& p) {
   }
 }
 
-// Builds (ntt.rs `R9_BUILD`): at most 128 registers (4 blocks, 16 warps an SM), and
+// Builds (ntt.rs `PassBuild`): at most 128 registers (4 blocks, 16 warps an SM), and
 // uncapped (130: 3 blocks).
 extern "C" __global__ void __launch_bounds__(NTT_THREADS, 4) ntt_pass_r9(const NttPass p) { pass_r9(p); }
 extern "C" __global__ void __launch_bounds__(NTT_THREADS) ntt_pass_r9u(const NttPass p) { pass_r9(p); }

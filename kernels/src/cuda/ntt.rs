@@ -2,6 +2,8 @@
 //! and H = (A·B − C)/Z by six transforms (the CPU reference is `groth16::quotient`, which
 //! says why six suffice).
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use blstrs::Scalar as Fr;
 use cudarc::driver::sys::CUdeviceptr;
 use ff::Field;
@@ -35,16 +37,15 @@ pub enum PassBuild {
     R9Uncapped = 2,
 }
 
-static BUILD: std::sync::atomic::AtomicU32 =
-    std::sync::atomic::AtomicU32::new(PassBuild::R9 as u32);
+static BUILD: AtomicU32 = AtomicU32::new(PassBuild::R9 as u32);
 
 /// Chooses the radix-2^9 pass kernel. Process-wide; for measurements (`CUZK_NTT_BUILD`:
 /// `shared`, `r9`, `r9u` sets it at the first transform).
 pub fn set_pass_build(b: PassBuild) {
-    BUILD.store(b as u32, std::sync::atomic::Ordering::Relaxed);
+    BUILD.store(b as u32, Ordering::Relaxed);
 }
 
-fn pass_build() -> u32 {
+fn pass_build() -> PassBuild {
     static FROM_ENV: std::sync::Once = std::sync::Once::new();
     FROM_ENV.call_once(|| match std::env::var("CUZK_NTT_BUILD").as_deref() {
         Ok("shared") => set_pass_build(PassBuild::Shared),
@@ -52,7 +53,11 @@ fn pass_build() -> u32 {
         Ok("r9") => set_pass_build(PassBuild::R9),
         _ => {}
     });
-    BUILD.load(std::sync::atomic::Ordering::Relaxed)
+    match BUILD.load(Ordering::Relaxed) {
+        0 => PassBuild::Shared,
+        2 => PassBuild::R9Uncapped,
+        _ => PassBuild::R9,
+    }
 }
 
 /// Threads of an NTT block (ntt.cu `NTT_THREADS`, the kernel's launch bound: the same).
@@ -288,8 +293,8 @@ pub(crate) fn transform(
         let blocks = 1u32 << (log_n - log_r - log_g);
         // Radix-2^9 passes of two columns take the butterflies-in-registers kernel.
         let (kernel, smem) = match (log_r == 9 && log_g == 1, pass_build()) {
-            (true, 1) => (dev.k.ntt_pass_r9, R9_SMEM),
-            (true, 2) => (dev.k.ntt_pass_r9u, R9_SMEM),
+            (true, PassBuild::R9) => (dev.k.ntt_pass_r9, R9_SMEM),
+            (true, PassBuild::R9Uncapped) => (dev.k.ntt_pass_r9u, R9_SMEM),
             _ => (dev.k.ntt_pass, FR_BYTES as u32 * elems),
         };
         let mut a = args![p];
@@ -401,4 +406,34 @@ pub(crate) fn coefficients(
         Pre::Ab(b),
         Post::ScaleSub(T_FINAL, cc),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `ntt_pass_r9` gets R9_SMEM bytes of dynamic shared memory and indexes 8 limb planes
+    /// of R9_PLANE words (ntt.cu): the two must agree, or the kernel reads past its block's
+    /// shared memory.
+    #[test]
+    fn r9_shared_memory_matches_the_kernel_source() {
+        let ntt = crate::cuda::source::SOURCES
+            .iter()
+            .find(|(n, _)| *n == "ntt.cu")
+            .unwrap()
+            .1;
+        let line = ntt
+            .lines()
+            .find(|l| l.starts_with("#define R9_PLANE "))
+            .expect("ntt.cu defines R9_PLANE");
+        assert!(
+            line.starts_with("#define R9_PLANE (1024 + 1024 / 16)"),
+            "{line}"
+        );
+        assert!(ntt.contains("#define R9_PAD(e) ((e) + ((e) >> 4))"));
+        // The largest padded index, R9_PAD(2·511 + 1), lies inside a plane.
+        let pad = |e: u32| e + (e >> 4);
+        assert!(pad(1023) < 1024 + 1024 / 16);
+        assert_eq!(R9_SMEM, 8 * (1024 + 1024 / 16) * 4);
+    }
 }
