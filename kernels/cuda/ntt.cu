@@ -74,6 +74,31 @@ __device__ __forceinline__ fr_t sm_get(const u32* s, u32 E, u32 e) {
   return x;
 }
 
+// A pass's input element: x[src] (PRE_AB: a[src]·b[src]), times the pre-scale lo·hi[src]
+// (PRE_SCALE), times the pass twiddle w^ex (from the direct table, else lo·hi) unless
+// `twiddle` is false (t = 0 or k = 0: w^0 = 1).
+__device__ __forceinline__ fr_t pass_input(const NttPass& p, u32 src, bool twiddle, bool direct, u32 ex) {
+  fr_t x;
+  if (p.pre_mode == PRE_AB) {
+    x = fr_mul(ld_fr(p.in + src), ld_fr(p.in_b + src));
+  } else {
+    x = ld_fr(p.in + src);
+    if (p.pre_mode == PRE_SCALE) x = fr_mul(x, table_pow(p.pre_lo, p.pre_hi, p.tw_bits, src));
+  }
+  if (twiddle) x = fr_mul(x, direct ? ld_fr(p.direct + ex) : table_pow(p.tw_lo, p.tw_hi, p.tw_bits, ex));
+  return x;
+}
+
+// A pass's output element y[dst] = x, with the post scale (x·lo·hi[dst] − hi[0]·post_sub[dst])
+// when there is one.
+__device__ __forceinline__ void pass_output(const NttPass& p, u32 dst, fr_t x) {
+  if (p.post_lo) {
+    x = fr_mul(x, table_pow(p.post_lo, p.post_hi, p.tw_bits, dst));
+    if (p.post_sub) x = fr_sub(x, fr_mul(ld_fr(p.post_sub + dst), ld_fr(p.post_hi)));
+  }
+  st_fr(p.out + dst, x);
+}
+
 extern "C" __global__ void __launch_bounds__(NTT_THREADS) ntt_pass(const NttPass p) {
   extern __shared__ u32 smem[];
   const u32 R = 1u << p.log_r, G = 1u << p.log_g, E = R << p.log_g;
@@ -89,20 +114,8 @@ extern "C" __global__ void __launch_bounds__(NTT_THREADS) ntt_pass(const NttPass
   const u32 tw_shift = direct ? p.direct_log - log_m : p.log_n - log_m;
   for (u32 e = tid; e < E; e += NTT_THREADS) {
     const u32 t = e >> p.log_g, g = e & (G - 1), j = j0 + g;
-    const u32 src = j + t * half_n;
-    fr_t x;
-    if (p.pre_mode == PRE_AB) {
-      x = fr_mul(ld_fr(p.in + src), ld_fr(p.in_b + src));
-    } else {
-      x = ld_fr(p.in + src);
-      if (p.pre_mode == PRE_SCALE) x = fr_mul(x, table_pow(p.pre_lo, p.pre_hi, p.tw_bits, src));
-    }
     const u32 k = j & ns_mask;
-    if (t != 0 && k != 0) {
-      const u32 ex = (t * k) << tw_shift;
-      x = fr_mul(x, direct ? ld_fr(p.direct + ex) : table_pow(p.tw_lo, p.tw_hi, p.tw_bits, ex));
-    }
-    sm_put(s, E, e, x);
+    sm_put(s, E, e, pass_input(p, j + t * half_n, t != 0 && k != 0, direct, (t * k) << tw_shift));
   }
 
   // R-point DIF per column: level l pairs q and q + R/2^{l+1} with twiddle w_R^{i·2^l}.
@@ -135,13 +148,8 @@ extern "C" __global__ void __launch_bounds__(NTT_THREADS) ntt_pass(const NttPass
   for (u32 e = tid; e < E; e += NTT_THREADS) {
     const u32 qr = e >> p.log_g, g = e & (G - 1), j = j0 + g;
     const u32 q = __brev(qr) >> (32 - p.log_r);
-    fr_t x = sm_get(s, E, e);
     const u32 dst = ((j >> p.log_ns) << (p.log_ns + p.log_r)) + (j & ns_mask) + (q << p.log_ns);
-    if (p.post_lo) {
-      x = fr_mul(x, table_pow(p.post_lo, p.post_hi, p.tw_bits, dst));
-      if (p.post_sub) x = fr_sub(x, fr_mul(ld_fr(p.post_sub + dst), ld_fr(p.post_hi)));
-    }
-    st_fr(p.out + dst, x);
+    pass_output(p, dst, sm_get(s, E, e));
   }
 }
 
@@ -205,19 +213,8 @@ __device__ __forceinline__ void pass_r9(const NttPass& p) {
   fr_t x[8];
 #pragma unroll
   for (int r = 0; r < 8; r++) {
-    const u32 q = t + 64 * r, src = j + q * half_n;
-    fr_t y;
-    if (p.pre_mode == PRE_AB) {
-      y = fr_mul(ld_fr(p.in + src), ld_fr(p.in_b + src));
-    } else {
-      y = ld_fr(p.in + src);
-      if (p.pre_mode == PRE_SCALE) y = fr_mul(y, table_pow(p.pre_lo, p.pre_hi, p.tw_bits, src));
-    }
-    if (q != 0 && k != 0) {
-      const u32 ex = (q * k) << tw_shift;
-      y = fr_mul(y, direct ? ld_fr(p.direct + ex) : table_pow(p.tw_lo, p.tw_hi, p.tw_bits, ex));
-    }
-    x[r] = y;
+    const u32 q = t + 64 * r;
+    x[r] = pass_input(p, j + q * half_n, q != 0 && k != 0, direct, (q * k) << tw_shift);
   }
   r9_stage(x, p.small, 0, t, 64);
 #pragma unroll
@@ -238,13 +235,7 @@ __device__ __forceinline__ void pass_r9(const NttPass& p) {
 #pragma unroll
   for (int r = 0; r < 8; r++) {
     const u32 q = __brev(8 * t + r) >> 23;
-    const u32 dst = ((j >> p.log_ns) << (p.log_ns + 9)) + k + (q << p.log_ns);
-    fr_t y = x[r];
-    if (p.post_lo) {
-      y = fr_mul(y, table_pow(p.post_lo, p.post_hi, p.tw_bits, dst));
-      if (p.post_sub) y = fr_sub(y, fr_mul(ld_fr(p.post_sub + dst), ld_fr(p.post_hi)));
-    }
-    st_fr(p.out + dst, y);
+    pass_output(p, ((j >> p.log_ns) << (p.log_ns + 9)) + k + (q << p.log_ns), x[r]);
   }
 }
 
