@@ -77,6 +77,15 @@ struct fp_t { u32 v[12]; };
 // FMA-pipe count barely moves (112 IMAD.WIDE + 41 IMAD → 102 + 49) while 67 IADD3 and 21 SEL
 // are added (193 → 279 instructions). The NTT squares nothing (fe_sqr<FrP> unused).
 __device__ __noinline__ fr_t fr_mul(fr_t a, fr_t b) { fr_t r; fe_mul<FrP>(r.v, a.v, b.v); return r; }
+// Two independent products in one call, their rows alternating (fe_mul2): where a caller
+// has two at hand (the NTT's butterflies), the scheduler gets a second carry chain to issue
+// while the first waits.
+struct fr2_t { fr_t a, b; };
+__device__ __noinline__ fr2_t fr_mul2(fr_t a0, fr_t b0, fr_t a1, fr_t b1) {
+  fr2_t r;
+  fe_mul2<FrP>(r.a.v, a0.v, b0.v, r.b.v, a1.v, b1.v);
+  return r;
+}
 __device__ __forceinline__ fr_t fr_add(const fr_t& a, const fr_t& b) { fr_t r; fe_add<FrP>(r.v, a.v, b.v); return r; }
 __device__ __forceinline__ fr_t fr_sub(const fr_t& a, const fr_t& b) { fr_t r; fe_sub<FrP>(r.v, a.v, b.v); return r; }
 __device__ __noinline__ fp_t fp_mul(fp_t a, fp_t b) { fp_t r; fe_mul_kara<FpP>(r.v, a.v, b.v); return r; }

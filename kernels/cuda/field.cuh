@@ -182,70 +182,106 @@ __device__ __forceinline__ void sub_p_once(u32* r, const u32* t, u32& cy) {
 // the two arrays swap each row. p's top limb is below 2^31, so t < 2p < 2^{32N} after every
 // row ("no-carry" CIOS) and t + a·b_i + m·p < 2^{32(N+1)}: no chain carries out of position
 // N + 1, the carries the code drops are zero. One final conditional subtraction of p.
+// fe_mul's steps: row 0's products, row i (reduction, then a·b_{i+1}), the final merge. A
+// row's carry chains end within it, so two products' rows can alternate (fe_mul2).
 template <class P>
-__device__ __forceinline__ void fe_mul(u32* r, const u32* a, const u32* b) {
-  const int N = P::N;
-  static_assert(N % 2 == 0, "fe_mul: even limb count");
-  u32 x[N], y[N];  // the two arrays: x is e on even rows, y on odd rows
-  u32 cy = 0;
+__device__ __forceinline__ void fe_mul_first(u32* x, u32* y, const u32* a, u32 b0) {
   // Row 0: t = a·b_0.
 #pragma unroll
-  for (int j = 0; j < N; j += 2) {
-    const u64 pe = (u64)a[j] * b[0], po = (u64)a[j + 1] * b[0];
+  for (int j = 0; j < P::N; j += 2) {
+    const u64 pe = (u64)a[j] * b0, po = (u64)a[j + 1] * b0;
     x[j] = (u32)pe;
     x[j + 1] = (u32)(pe >> 32);
     y[j] = (u32)po;
     y[j + 1] = (u32)(po >> 32);
   }
+}
+
+// Row i (a constant once the callers' loops are unrolled, so the array swap is free).
+template <class P>
+__device__ __forceinline__ void fe_mul_row(int i, u32* x, u32* y, const u32* a, const u32* b) {
+  const int N = P::N;
+  u32 cy = 0;
+  u32* e = (i & 1) ? y : x;
+  u32* o = (i & 1) ? x : y;
+  // t += m·p, m = e_0·(-p^{-1}) mod 2^32. The odd chain first: its carry out of position
+  // N + 1 is zero; the even chain's (position N) goes into o's top limb.
+  if (P::LOW_LIMBS_1_MINUS_1) {
+    // p_0 = 1, p_1 = 2^32 − 1, so −p^{-1} ≡ −1 and m = −e_0; m·p_0 = m and
+    // m·p_1 = m·2^32 − m = (m − z)·2^32 + e_0 with z = [e_0 ≠ 0] (m = 2^32 − e_0 when
+    // z, else m = 0): the two products become additions (ALU pipe), and e_0 + m = z·2^32
+    // only carries z into e_1. 6 multiply-adds a row instead of 8, and no multiply for m.
+    const u32 m = sub_cc(0, e[0], cy);  // borrows z
+    const u32 mh = subc(m, 0, cy);       // m − z
+    o[0] = add_cc(o[0], e[0], cy);
+    o[1] = addc_cc(o[1], mh, cy);
 #pragma unroll
-  for (int i = 0; i < N; i++) {
-    u32* e = (i & 1) ? y : x;
-    u32* o = (i & 1) ? x : y;
-    // t += m·p, m = e_0·(-p^{-1}) mod 2^32. The odd chain first: its carry out of position
-    // N + 1 is zero; the even chain's (position N) goes into o's top limb.
-    if (P::LOW_LIMBS_1_MINUS_1) {
-      // p_0 = 1, p_1 = 2^32 − 1, so −p^{-1} ≡ −1 and m = −e_0; m·p_0 = m and
-      // m·p_1 = m·2^32 − m = (m − z)·2^32 + e_0 with z = [e_0 ≠ 0] (m = 2^32 − e_0 when
-      // z, else m = 0): the two products become additions (ALU pipe), and e_0 + m = z·2^32
-      // only carries z into e_1. 6 multiply-adds a row instead of 8, and no multiply for m.
-      const u32 m = sub_cc(0, e[0], cy);  // borrows z
-      const u32 mh = subc(m, 0, cy);       // m − z
-      o[0] = add_cc(o[0], e[0], cy);
-      o[1] = addc_cc(o[1], mh, cy);
+    for (int j = 2; j < N; j += 2) madc2_cc(o[j], o[j + 1], m, P::mod(j + 1), o[j], o[j + 1], cy);
+    (void)add_cc(e[0], m, cy);  // 0, carry z
+    e[1] = addc_cc(e[1], 0, cy);
 #pragma unroll
-      for (int j = 2; j < N; j += 2) madc2_cc(o[j], o[j + 1], m, P::mod(j + 1), o[j], o[j + 1], cy);
-      (void)add_cc(e[0], m, cy);  // 0, carry z
-      e[1] = addc_cc(e[1], 0, cy);
+    for (int j = 2; j < N; j += 2) madc2_cc(e[j], e[j + 1], m, P::mod(j), e[j], e[j + 1], cy);
+  } else {
+    const u32 m = e[0] * P::inv();
+    mad2_cc(o[0], o[1], m, P::mod(1), o[0], o[1], cy);
 #pragma unroll
-      for (int j = 2; j < N; j += 2) madc2_cc(e[j], e[j + 1], m, P::mod(j), e[j], e[j + 1], cy);
-    } else {
-      const u32 m = e[0] * P::inv();
-      mad2_cc(o[0], o[1], m, P::mod(1), o[0], o[1], cy);
+    for (int j = 2; j < N; j += 2) madc2_cc(o[j], o[j + 1], m, P::mod(j + 1), o[j], o[j + 1], cy);
+    mad2_cc(e[0], e[1], m, P::mod(0), e[0], e[1], cy);
 #pragma unroll
-      for (int j = 2; j < N; j += 2) madc2_cc(o[j], o[j + 1], m, P::mod(j + 1), o[j], o[j + 1], cy);
-      mad2_cc(e[0], e[1], m, P::mod(0), e[0], e[1], cy);
-#pragma unroll
-      for (int j = 2; j < N; j += 2) madc2_cc(e[j], e[j + 1], m, P::mod(j), e[j], e[j + 1], cy);
-    }
-    o[N - 1] = addc(o[N - 1], 0, cy);
-    if (i + 1 == N) break;
-    // Divide by 2^32 and add a·b_{i+1}: o is the new e; e_1 joins its low limb (carry to
-    // position 1, the first limb of the new o), the new o = a_odd·b + (e_2..e_{N-1}).
-    const u32 bn = b[i + 1];
-    o[0] = add_cc(o[0], e[1], cy);
-#pragma unroll
-    for (int j = 0; j < N - 2; j += 2)
-      madc2_cc(e[j], e[j + 1], a[j + 1], bn, e[j + 2], e[j + 3], cy);
-    madc2(e[N - 2], e[N - 1], a[N - 1], bn, 0, 0, cy);
-    mad2_cc(o[0], o[1], a[0], bn, o[0], o[1], cy);
-#pragma unroll
-    for (int j = 2; j < N; j += 2) madc2_cc(o[j], o[j + 1], a[j], bn, o[j], o[j + 1], cy);
-    e[N - 1] = addc(e[N - 1], 0, cy);
+    for (int j = 2; j < N; j += 2) madc2_cc(e[j], e[j + 1], m, P::mod(j), e[j], e[j + 1], cy);
   }
-  // N is even, so the last row's o is x: t = x + (y_1..y_{N-1}) < 2p.
-  u32 t[N];
-  merge_shifted<N>(t, x, y, cy);
+  o[N - 1] = addc(o[N - 1], 0, cy);
+  if (i + 1 == N) return;
+  // Divide by 2^32 and add a·b_{i+1}: o is the new e; e_1 joins its low limb (carry to
+  // position 1, the first limb of the new o), the new o = a_odd·b + (e_2..e_{N-1}).
+  const u32 bn = b[i + 1];
+  o[0] = add_cc(o[0], e[1], cy);
+#pragma unroll
+  for (int j = 0; j < N - 2; j += 2)
+    madc2_cc(e[j], e[j + 1], a[j + 1], bn, e[j + 2], e[j + 3], cy);
+  madc2(e[N - 2], e[N - 1], a[N - 1], bn, 0, 0, cy);
+  mad2_cc(o[0], o[1], a[0], bn, o[0], o[1], cy);
+#pragma unroll
+  for (int j = 2; j < N; j += 2) madc2_cc(o[j], o[j + 1], a[j], bn, o[j], o[j + 1], cy);
+  e[N - 1] = addc(e[N - 1], 0, cy);
+}
+
+// N is even, so the last row's o is x: t = x + (y_1..y_{N-1}) < 2p, then one conditional
+// subtraction.
+template <class P>
+__device__ __forceinline__ void fe_mul_last(u32* r, const u32* x, const u32* y) {
+  u32 t[P::N];
+  u32 cy = 0;
+  merge_shifted<P::N>(t, x, y, cy);
   sub_p_once<P>(r, t, cy);
+}
+
+template <class P>
+__device__ __forceinline__ void fe_mul(u32* r, const u32* a, const u32* b) {
+  static_assert(P::N % 2 == 0, "fe_mul: even limb count");
+  u32 x[P::N], y[P::N];  // the two arrays: x is e on even rows, y on odd rows
+  fe_mul_first<P>(x, y, a, b[0]);
+#pragma unroll
+  for (int i = 0; i < P::N; i++) fe_mul_row<P>(i, x, y, a, b);
+  fe_mul_last<P>(r, x, y);
+}
+
+// r0 = a0·b0, r1 = a1·b1 (Montgomery), the two products' rows alternating: independent
+// carry chains side by side for the scheduler, where one product's rows wait on each other.
+template <class P>
+__device__ __forceinline__ void fe_mul2(u32* r0, const u32* a0, const u32* b0, u32* r1,
+                                        const u32* a1, const u32* b1) {
+  static_assert(P::N % 2 == 0, "fe_mul2: even limb count");
+  u32 x0[P::N], y0[P::N], x1[P::N], y1[P::N];
+  fe_mul_first<P>(x0, y0, a0, b0[0]);
+  fe_mul_first<P>(x1, y1, a1, b1[0]);
+#pragma unroll
+  for (int i = 0; i < P::N; i++) {
+    fe_mul_row<P>(i, x0, y0, a0, b0);
+    fe_mul_row<P>(i, x1, y1, a1, b1);
+  }
+  fe_mul_last<P>(r0, x0, y0);
+  fe_mul_last<P>(r1, x1, y1);
 }
 
 // r = a²·R^{-1} mod p: the square T = a² (2N limbs) first, then its Montgomery reduction

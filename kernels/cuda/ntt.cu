@@ -180,23 +180,56 @@ __device__ __forceinline__ fr_t r9_get(const u32* s, u32 q, u32 g) {
   return x;
 }
 
-// Levels L0, L0 + 1, L0 + 2 on rows base + s·r: r and r + h pair, h = 4, 2, 1.
+// Levels L0, L0 + 1, L0 + 2 on rows base + s·r: r and r + h pair, h = 4, 2, 1. A level's
+// four butterflies go two at a time, their products in one fr_mul2. Twiddles with i = 0
+// (w = 1) are skipped where every thread has them (s = 1: base is a multiple of 8, so
+// i = r mod half), else multiplied (the table's w^0 is 1).
+__device__ __forceinline__ void r9_pair(fr_t (&x)[8], const fr_t* tw, u32 base, u32 s, u32 half,
+                                        int r0, int r1, int h) {
+  const bool skip0 = s == 1 && (r0 & (half - 1)) == 0, skip1 = s == 1 && (r1 & (half - 1)) == 0;
+  fr_t w0, w1;
+  if (!skip0) w0 = ld_fr(tw + ((base + s * r0) & (half - 1)));
+  if (!skip1) w1 = ld_fr(tw + ((base + s * r1) & (half - 1)));
+  const fr_t d0 = fr_sub(x[r0], x[r0 + h]), d1 = fr_sub(x[r1], x[r1 + h]);
+  x[r0] = fr_add(x[r0], x[r0 + h]);
+  x[r1] = fr_add(x[r1], x[r1 + h]);
+  if (skip0 && skip1) {
+    x[r0 + h] = d0;
+    x[r1 + h] = d1;
+  } else if (skip0) {
+    x[r0 + h] = d0;
+    x[r1 + h] = fr_mul(d1, w1);
+  } else if (skip1) {
+    x[r0 + h] = fr_mul(d0, w0);
+    x[r1 + h] = d1;
+  } else {
+    const fr2_t y = fr_mul2(d0, w0, d1, w1);
+    x[r0 + h] = y.a;
+    x[r1 + h] = y.b;
+  }
+}
+
 __device__ __forceinline__ void r9_stage(fr_t (&x)[8], const fr_t* small, u32 L0, u32 base, u32 s) {
 #pragma unroll
   for (int m = 0; m < 3; m++) {
-    const u32 L = L0 + m, h = 4 >> m, half = 256u >> L;
+    const u32 L = L0 + m, half = 256u >> L;
+    const int h = 4 >> m;
     const fr_t* tw = small - (256u - half);  // w_{R'}^i, R' = R/2^L (see ntt_pass)
-#pragma unroll
-    for (int r = 0; r < 8; r++) {
-      if (r & h) continue;
-      const u32 i = (base + s * r) & (half - 1);
-      fr_t w;
-      if (i != 0) w = ld_fr(tw + i);
-      const fr_t u = x[r], v = x[r + h];
-      fr_t d = fr_sub(u, v);
-      x[r] = fr_add(u, v);
-      if (i != 0) d = fr_mul(d, w);
-      x[r + h] = d;
+    // The rows r with r & h = 0, in order: h = 4: 0 1 2 3; h = 2: 0 1 4 5; h = 1: 0 2 4 6.
+    const int r0 = 0, r1 = h == 1 ? 2 : 1, r2 = h == 4 ? 2 : 4, r3 = h == 4 ? 3 : (h == 2 ? 5 : 6);
+    if (s == 1) {
+      // i = r mod half: pair the rows whose twiddles are not 1 (h = 4: rows 1, 2, 3;
+      // h = 2: rows 1, 5; h = 1: none).
+      if (h == 4) {
+        r9_pair(x, tw, base, s, half, r1, r2, h);
+        r9_pair(x, tw, base, s, half, r0, r3, h);
+      } else {
+        r9_pair(x, tw, base, s, half, r1, r3, h);
+        r9_pair(x, tw, base, s, half, r0, r2, h);
+      }
+    } else {
+      r9_pair(x, tw, base, s, half, r0, r1, h);
+      r9_pair(x, tw, base, s, half, r2, r3, h);
     }
   }
 }

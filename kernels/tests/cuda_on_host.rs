@@ -4,7 +4,7 @@
 //! a host C++ compiler builds them as they are. A small driver runs, and the results are
 //! compared with blstrs:
 //!
-//! - the field products: fp_mul, fp_sqr, fr_mul, the squaring over Fr;
+//! - the field products: fp_mul, fp_sqr, fr_mul, fr_mul2, the squaring over Fr;
 //! - what the G2 layer tests run: fp2_mul, fp2_sqr, the test_g2_add sequence, the signed
 //!   madd chain of msm_accumulate, xyzz_mul_small of the bucket reduction;
 //! - the MSM kernels one after the other as `msm::enqueue_msm` / `enqueue_batch_add` launch
@@ -173,13 +173,16 @@ int main() {
         fp_t m = fp_mul(a, b), s = fp_sqr(a);
         wr(&m, sizeof m); wr(&s, sizeof s);
       }
-    } else if (op == 8) {  // Fr pairs -> a·b (fr_mul, CIOS), a·b (Karatsuba + SOS), a²
+    } else if (op == 8) {  // Fr pairs -> a·b (fr_mul, CIOS), a·b (Karatsuba + SOS), a²,
+                           // then fr_mul2(a, b, a², b): a·b and a²·b
       for (unsigned i = 0; i < n; i++) {
         fr_t a, b, k, s; rd(&a, sizeof a); rd(&b, sizeof b);
         fr_t m = fr_mul(a, b);
         fe_mul_kara<FrP>(k.v, a.v, b.v);
         fe_sqr<FrP>(s.v, a.v);
+        fr2_t two = fr_mul2(a, b, s, b);
         wr(&m, sizeof m); wr(&k, sizeof k); wr(&s, sizeof s);
+        wr(&two.a, sizeof two.a); wr(&two.b, sizeof two.b);
       }
     } else { fprintf(stderr, "bad op %u\n", op); return 2; }
   }
@@ -468,22 +471,21 @@ fn field_products_built_for_the_host_match_blstrs() {
         input.extend(bytes_of(&[*a, *b]));
     }
     let out = run(&exe, dir.path(), &input);
-    assert_eq!(out.len(), ra.len() * 96);
+    assert_eq!(out.len(), ra.len() * 160);
     for (i, (a, b)) in ra.iter().zip(&rb).enumerate() {
+        let o = &out[160 * i..160 * (i + 1)];
+        assert_eq!(&o[..32], bytes_of(&[*a * b]), "fr_mul, pair {i}");
         assert_eq!(
-            &out[96 * i..96 * i + 32],
-            bytes_of(&[*a * b]),
-            "fr_mul, pair {i}"
-        );
-        assert_eq!(
-            &out[96 * i + 32..96 * i + 64],
+            &o[32..64],
             bytes_of(&[*a * b]),
             "Karatsuba product over Fr, pair {i}"
         );
+        assert_eq!(&o[64..96], bytes_of(&[a.square()]), "fr square, {i}");
+        assert_eq!(&o[96..128], bytes_of(&[*a * b]), "fr_mul2's first, pair {i}");
         assert_eq!(
-            &out[96 * i + 64..96 * i + 96],
-            bytes_of(&[a.square()]),
-            "fr square, {i}"
+            &o[128..160],
+            bytes_of(&[a.square() * b]),
+            "fr_mul2's second, pair {i}"
         );
     }
 }
