@@ -75,8 +75,9 @@ __device__ __forceinline__ fr_t sm_get(const u32* s, u32 E, u32 e) {
 }
 
 // A pass's input element: x[src] (PRE_AB: a[src]·b[src]), times the pre-scale lo·hi[src]
-// (PRE_SCALE).
-__device__ __forceinline__ fr_t pass_load(const NttPass& p, u32 src) {
+// (PRE_SCALE), times the pass twiddle w^ex (from the direct table, else lo·hi) unless
+// `twiddle` is false (t = 0 or k = 0: w^0 = 1).
+__device__ __forceinline__ fr_t pass_input(const NttPass& p, u32 src, bool twiddle, bool direct, u32 ex) {
   fr_t x;
   if (p.pre_mode == PRE_AB) {
     x = fr_mul(ld_fr(p.in + src), ld_fr(p.in_b + src));
@@ -84,13 +85,6 @@ __device__ __forceinline__ fr_t pass_load(const NttPass& p, u32 src) {
     x = ld_fr(p.in + src);
     if (p.pre_mode == PRE_SCALE) x = fr_mul(x, table_pow(p.pre_lo, p.pre_hi, p.tw_bits, src));
   }
-  return x;
-}
-
-// The input times the pass twiddle w^ex (from the direct table, else lo·hi), unless
-// `twiddle` is false (t = 0 or k = 0: w^0 = 1).
-__device__ __forceinline__ fr_t pass_input(const NttPass& p, u32 src, bool twiddle, bool direct, u32 ex) {
-  fr_t x = pass_load(p, src);
   if (twiddle) x = fr_mul(x, direct ? ld_fr(p.direct + ex) : table_pow(p.tw_lo, p.tw_hi, p.tw_bits, ex));
   return x;
 }
@@ -251,26 +245,9 @@ __device__ __forceinline__ void pass_r9(const NttPass& p) {
   const u32 tw_shift = direct ? p.direct_log - log_m : p.log_n - log_m;
   fr_t x[8];
 #pragma unroll
-  for (int r = 0; r < 8; r++) x[r] = pass_load(p, j + (t + 64 * r) * half_n);
-  // Twiddles w^{q·k}, q = t + 64r, two products at a time; q = 0 multiplies by w^0 = 1
-  // (one thread's row), k = 0 (a whole column, every column of a first pass) skips them.
-  if (k != 0) {
-#pragma unroll
-    for (int r = 0; r < 8; r += 2) {
-      const u32 e0 = ((t + 64 * r) * k) << tw_shift, e1 = ((t + 64 * (r + 1)) * k) << tw_shift;
-      fr2_t w;
-      if (direct) {
-        w.a = ld_fr(p.direct + e0);
-        w.b = ld_fr(p.direct + e1);
-      } else {
-        const u32 mask = (1u << p.tw_bits) - 1;
-        w = fr_mul2(ld_fr(p.tw_lo + (e0 & mask)), ld_fr(p.tw_hi + (e0 >> p.tw_bits)),
-                    ld_fr(p.tw_lo + (e1 & mask)), ld_fr(p.tw_hi + (e1 >> p.tw_bits)));
-      }
-      const fr2_t y = fr_mul2(x[r], w.a, x[r + 1], w.b);
-      x[r] = y.a;
-      x[r + 1] = y.b;
-    }
+  for (int r = 0; r < 8; r++) {
+    const u32 q = t + 64 * r;
+    x[r] = pass_input(p, j + q * half_n, q != 0 && k != 0, direct, (q * k) << tw_shift);
   }
   r9_stage(x, p.small, 0, t, 64);
 #pragma unroll
