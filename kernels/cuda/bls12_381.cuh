@@ -5,6 +5,7 @@
 struct FpP {
   static const int N = 12;
   static const u32 INV = 0xfffcfffdu;
+  static const bool LOW_LIMBS_1_MINUS_1 = false;  // see FrP
   static __device__ __forceinline__ u32 inv() { return INV; }
   static __device__ __forceinline__ u32 mod(int i) {
     switch (i) {
@@ -36,6 +37,9 @@ __constant__ u32 fr_inv_c = 0xffffffffu;
 struct FrP {
   static const int N = 8;
   static const u32 INV = 0xffffffffu;
+  // r ≡ 2^64 − 2^32 + 1 (mod 2^64): limbs 1 and 2^32 − 1, which fe_mul's rows add
+  // instead of multiplying.
+  static const bool LOW_LIMBS_1_MINUS_1 = true;
 #ifdef __CUDA_ARCH__
   static __device__ __forceinline__ u32 inv() { return fr_inv_c; }
 #else

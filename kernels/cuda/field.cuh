@@ -206,13 +206,30 @@ __device__ __forceinline__ void fe_mul_row(int i, u32* x, u32* y, const u32* a, 
   u32* o = (i & 1) ? x : y;
   // t += m·p, m = e_0·(-p^{-1}) mod 2^32. The odd chain first: its carry out of position
   // N + 1 is zero; the even chain's (position N) goes into o's top limb.
-  const u32 m = e[0] * P::inv();
-  mad2_cc(o[0], o[1], m, P::mod(1), o[0], o[1], cy);
+  if (P::LOW_LIMBS_1_MINUS_1) {
+    // p_0 = 1, p_1 = 2^32 − 1, so −p^{-1} ≡ −1 and m = −e_0; m·p_0 = m and
+    // m·p_1 = m·2^32 − m = (m − z)·2^32 + e_0 with z = [e_0 ≠ 0] (m = 2^32 − e_0 when
+    // z, else m = 0): the two products become additions (ALU pipe), and e_0 + m = z·2^32
+    // only carries z into e_1. 6 multiply-adds a row instead of 8, and no multiply for m.
+    const u32 m = sub_cc(0, e[0], cy);  // borrows z
+    const u32 mh = subc(m, 0, cy);       // m − z
+    o[0] = add_cc(o[0], e[0], cy);
+    o[1] = addc_cc(o[1], mh, cy);
 #pragma unroll
-  for (int j = 2; j < N; j += 2) madc2_cc(o[j], o[j + 1], m, P::mod(j + 1), o[j], o[j + 1], cy);
-  mad2_cc(e[0], e[1], m, P::mod(0), e[0], e[1], cy);
+    for (int j = 2; j < N; j += 2) madc2_cc(o[j], o[j + 1], m, P::mod(j + 1), o[j], o[j + 1], cy);
+    (void)add_cc(e[0], m, cy);  // 0, carry z
+    e[1] = addc_cc(e[1], 0, cy);
 #pragma unroll
-  for (int j = 2; j < N; j += 2) madc2_cc(e[j], e[j + 1], m, P::mod(j), e[j], e[j + 1], cy);
+    for (int j = 2; j < N; j += 2) madc2_cc(e[j], e[j + 1], m, P::mod(j), e[j], e[j + 1], cy);
+  } else {
+    const u32 m = e[0] * P::inv();
+    mad2_cc(o[0], o[1], m, P::mod(1), o[0], o[1], cy);
+#pragma unroll
+    for (int j = 2; j < N; j += 2) madc2_cc(o[j], o[j + 1], m, P::mod(j + 1), o[j], o[j + 1], cy);
+    mad2_cc(e[0], e[1], m, P::mod(0), e[0], e[1], cy);
+#pragma unroll
+    for (int j = 2; j < N; j += 2) madc2_cc(e[j], e[j + 1], m, P::mod(j), e[j], e[j + 1], cy);
+  }
   o[N - 1] = addc(o[N - 1], 0, cy);
   if (i + 1 == N) return;
   // Divide by 2^32 and add a·b_{i+1}: o is the new e; e_1 joins its low limb (carry to

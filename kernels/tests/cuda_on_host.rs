@@ -455,9 +455,9 @@ fn field_products_built_for_the_host_match_blstrs() {
     // b takes the edges too, so both operands' half sums carry (c_a·c_b·X² term).
     rb[..edge.len()].copy_from_slice(&edge);
     rb[..edge.len()].reverse();
-    // Rows whose m is 0 (the running value's low limb already zero), which random operands
-    // reach once in 2^32 rows: pairs made to reach it in every pattern of the 8 rows (m = 0
-    // after m ≠ 0 rows and before), for a product that special-cases small m or its carries.
+    // fr_mul's rows add m·r_0 and m·r_1 instead of multiplying, with a case for m = 0 (the
+    // row's low limb e_0 already zero), which random operands reach once in 2^32 rows: pairs
+    // made to reach it in every pattern of the 8 rows (m = 0 after m ≠ 0 rows and before).
     let crafted: Vec<(Fr, Fr)> = (0..256u32)
         .map(|rows| zero_m_rows_pair(rows as u8, &mut rng))
         .collect();
@@ -481,11 +481,7 @@ fn field_products_built_for_the_host_match_blstrs() {
             "Karatsuba product over Fr, pair {i}"
         );
         assert_eq!(&o[64..96], bytes_of(&[a.square()]), "fr square, {i}");
-        assert_eq!(
-            &o[96..128],
-            bytes_of(&[*a * b]),
-            "fr_mul2's first, pair {i}"
-        );
+        assert_eq!(&o[96..128], bytes_of(&[*a * b]), "fr_mul2's first, pair {i}");
         assert_eq!(
             &o[128..160],
             bytes_of(&[a.square() * b]),
