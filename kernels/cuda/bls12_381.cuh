@@ -27,8 +27,9 @@ struct FpP {
 };
 
 // Fr's -r^{-1} mod 2^32 is 0xffffffff, so m = -t_0: seen as a constant, ptxas splits every
-// m·r_j of fe_mul into two instructions (IMAD.X + IMAD.HI.U32.X, Fr product 255 instead of
-// 201 SASS instructions). Read from constant memory on the device, the value is opaque to it.
+// m·r_j of a generic row into two instructions (IMAD.X + IMAD.HI.U32.X, Fr product 255
+// instead of 201 SASS instructions). Read from constant memory on the device, the value is
+// opaque to it. fe_mul's rows no longer read it (LOW_LIMBS_1_MINUS_1); fe_redc_wide does.
 #ifdef __CUDA_ARCH__
 __constant__ u32 fr_inv_c = 0xffffffffu;
 #endif
@@ -75,7 +76,8 @@ struct fp_t { u32 v[12]; };
 // on the H200 (docs/gpu.md). Fr keeps CIOS (fe_mul): Karatsuba + SOS over Fr (fe_mul_kara<FrP>,
 // 4-limb halves) made NTT 2^27 51.40 → 52.92 ms: 112 multiplies instead of 128, but the
 // FMA-pipe count barely moves (112 IMAD.WIDE + 41 IMAD → 102 + 49) while 67 IADD3 and 21 SEL
-// are added (193 → 279 instructions). The NTT squares nothing (fe_sqr<FrP> unused).
+// are added (193 → 279 instructions). The NTT squares nothing (fe_sqr<FrP> unused). With r's
+// low limbs added (FrP), the product is 112 IMAD.WIDE, no IMAD, 93 IADD3 (216 instructions).
 __device__ __noinline__ fr_t fr_mul(fr_t a, fr_t b) { fr_t r; fe_mul<FrP>(r.v, a.v, b.v); return r; }
 // Two independent products in one call, their rows alternating (fe_mul2): where a caller
 // has two at hand (the NTT's butterflies), the scheduler gets a second carry chain to issue

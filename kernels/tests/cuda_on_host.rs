@@ -481,7 +481,11 @@ fn field_products_built_for_the_host_match_blstrs() {
             "Karatsuba product over Fr, pair {i}"
         );
         assert_eq!(&o[64..96], bytes_of(&[a.square()]), "fr square, {i}");
-        assert_eq!(&o[96..128], bytes_of(&[*a * b]), "fr_mul2's first, pair {i}");
+        assert_eq!(
+            &o[96..128],
+            bytes_of(&[*a * b]),
+            "fr_mul2's first, pair {i}"
+        );
         assert_eq!(
             &o[128..160],
             bytes_of(&[a.square() * b]),
@@ -526,29 +530,16 @@ fn zero_m_rows_pair(rows: u8, rng: &mut ChaCha8Rng) -> (Fr, Fr) {
         }
         let mut b = [0u32; 8];
         let mut t = [0u64; 10];
-        for i in 0..8 {
-            b[i] = if rows >> i & 1 == 1 {
+        for (i, bi) in b.iter_mut().enumerate() {
+            *bi = if rows >> i & 1 == 1 {
                 0u32.wrapping_sub(t[0] as u32).wrapping_mul(inv)
             } else {
                 rng.next_u32()
             };
-            let add = |t: &mut [u64; 10], x: &[u32; 8], y: u32| {
-                let mut c = 0u64;
-                for j in 0..8 {
-                    let s = t[j] + x[j] as u64 * y as u64 + c;
-                    t[j] = s & 0xffff_ffff;
-                    c = s >> 32;
-                }
-                for k in t.iter_mut().skip(8) {
-                    let s = *k + c;
-                    *k = s & 0xffff_ffff;
-                    c = s >> 32;
-                }
-            };
-            add(&mut t, &a, b[i]);
+            add_product(&mut t, &a, *bi);
             let m = 0u32.wrapping_sub(t[0] as u32);
             assert_eq!(m == 0, rows >> i & 1 == 1, "crafted row {i}");
-            add(&mut t, &FR_LIMBS, m);
+            add_product(&mut t, &FR_LIMBS, m);
             t.copy_within(1.., 0);
             t[9] = 0;
         }
@@ -561,9 +552,9 @@ fn zero_m_rows_pair(rows: u8, rng: &mut ChaCha8Rng) -> (Fr, Fr) {
         prod.iter_mut().zip(&t).for_each(|(p, &x)| *p = x as u32);
         if !below_r(&prod) {
             let mut borrow = 0i64;
-            for j in 0..8 {
-                let d = prod[j] as i64 - FR_LIMBS[j] as i64 - borrow;
-                prod[j] = d.rem_euclid(1 << 32) as u32;
+            for (p, &r) in prod.iter_mut().zip(&FR_LIMBS) {
+                let d = *p as i64 - r as i64 - borrow;
+                *p = d.rem_euclid(1 << 32) as u32;
                 borrow = (d < 0) as i64;
             }
         }
@@ -573,6 +564,21 @@ fn zero_m_rows_pair(rows: u8, rng: &mut ChaCha8Rng) -> (Fr, Fr) {
             "the rows' simulation"
         );
         return (fa, fb);
+    }
+}
+
+/// t += x·y on 32-bit limbs held in u64s (t has room for the carries).
+fn add_product(t: &mut [u64; 10], x: &[u32; 8], y: u32) {
+    let mut c = 0u64;
+    for (tj, &xj) in t.iter_mut().zip(x) {
+        let s = *tj + xj as u64 * y as u64 + c;
+        *tj = s & 0xffff_ffff;
+        c = s >> 32;
+    }
+    for k in t.iter_mut().skip(8) {
+        let s = *k + c;
+        *k = s & 0xffff_ffff;
+        c = s >> 32;
     }
 }
 
