@@ -3,6 +3,7 @@
 //! - [`analysis`]: a timeline log read back: per-stage percentiles, GPU busy time and idle
 //!   gaps, slot occupancy, per-job wall time, throughput and the stage that bounds it;
 //! - [`waterfall`]: the same log as a picture (SVG);
+//! - [`steps`]: a partition's GPU steps against their floors, as a picture (SVG);
 //! - [`batch`]: N jobs through a running supervisor's drop directory, C in flight;
 //! - [`compare`]: filecoin-proofs against our prover on the same C1, through `cuzk bench c2`.
 
@@ -10,4 +11,5 @@ pub mod analysis;
 pub mod batch;
 pub mod compare;
 pub mod report;
+pub mod steps;
 pub mod waterfall;

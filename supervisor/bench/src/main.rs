@@ -2,6 +2,7 @@
 
 mod batch_cmd;
 mod compare_cmd;
+mod steps_cmd;
 mod synth_cmd;
 mod timeline_cmd;
 
@@ -30,6 +31,9 @@ enum Command {
     /// through the real stage processes of a `cuzk run --synthetic` it starts: the
     /// pipeline measured at full scale without a sealed sector. No proof is written.
     Synth(synth_cmd::SynthArgs),
+    /// A partition's GPU steps from a `cuzk-gpu-check scale` log against their floors: a
+    /// table and a picture.
+    Steps(steps_cmd::StepsArgs),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +43,7 @@ fn main() -> ExitCode {
         Command::Batch(args) => batch_cmd::run(args),
         Command::Compare(args) => compare_cmd::run(args).map(|()| ExitCode::SUCCESS),
         Command::Synth(args) => synth_cmd::run(args),
+        Command::Steps(args) => steps_cmd::run(args).map(|()| ExitCode::SUCCESS),
     };
     outcome.unwrap_or_else(|err| {
         eprintln!("error: {err:#}");
