@@ -494,17 +494,17 @@ fn field_products_built_for_the_host_match_blstrs() {
     }
 }
 
-/// r's 32-bit limbs.
-const FR_LIMBS: [u32; 8] = [
-    0x0000_0001,
-    0xffff_ffff,
-    0xfffe_5bfe,
-    0x53bd_a402,
-    0x09a1_d805,
-    0x3339_d808,
-    0x299d_7d48,
-    0x73ed_a753,
-];
+/// r's 32-bit limbs: r − 1 (`max_scalar`) plus one, its low limb being even.
+fn fr_limbs() -> [u32; 8] {
+    let mut l = [0u32; 8];
+    for (i, x) in max_scalar().iter().enumerate() {
+        l[2 * i] = *x as u32;
+        l[2 * i + 1] = (*x >> 32) as u32;
+    }
+    assert_eq!(l[0] & 1, 0);
+    l[0] += 1;
+    l
+}
 
 /// Operands (a, b) < r, as Montgomery limbs, whose product's CIOS rows (t += a·b_i;
 /// m = −t_0 mod 2^32; t = (t + m·r)/2^32) have m = 0 exactly in the rows whose bit is set
@@ -512,17 +512,18 @@ const FR_LIMBS: [u32; 8] = [
 /// ≡ 0. The rows are simulated here on 32-bit limbs to choose b; the kernel's result is still
 /// judged by blstrs alone (the simulation's own product is checked against it first).
 fn zero_m_rows_pair(rows: u8, rng: &mut ChaCha8Rng) -> (Fr, Fr) {
+    let r = fr_limbs();
     let below_r = |l: &[u32; 8]| {
         (0..8)
             .rev()
-            .find(|&i| l[i] != FR_LIMBS[i])
-            .is_some_and(|i| l[i] < FR_LIMBS[i])
+            .find(|&i| l[i] != r[i])
+            .is_some_and(|i| l[i] < r[i])
     };
     loop {
         let mut a = [0u32; 8];
         a.iter_mut().for_each(|x| *x = rng.next_u32());
         a[0] |= 1;
-        a[7] %= FR_LIMBS[7];
+        a[7] %= r[7];
         // a_0^{-1} mod 2^32 by Newton's iteration (each step doubles the correct bits).
         let mut inv = a[0];
         for _ in 0..5 {
@@ -539,7 +540,7 @@ fn zero_m_rows_pair(rows: u8, rng: &mut ChaCha8Rng) -> (Fr, Fr) {
             add_product(&mut t, &a, *bi);
             let m = 0u32.wrapping_sub(t[0] as u32);
             assert_eq!(m == 0, rows >> i & 1 == 1, "crafted row {i}");
-            add_product(&mut t, &FR_LIMBS, m);
+            add_product(&mut t, &r, m);
             t.copy_within(1.., 0);
             t[9] = 0;
         }
@@ -552,8 +553,8 @@ fn zero_m_rows_pair(rows: u8, rng: &mut ChaCha8Rng) -> (Fr, Fr) {
         prod.iter_mut().zip(&t).for_each(|(p, &x)| *p = x as u32);
         if !below_r(&prod) {
             let mut borrow = 0i64;
-            for (p, &r) in prod.iter_mut().zip(&FR_LIMBS) {
-                let d = *p as i64 - r as i64 - borrow;
+            for (p, &rj) in prod.iter_mut().zip(&r) {
+                let d = *p as i64 - rj as i64 - borrow;
                 *p = d.rem_euclid(1 << 32) as u32;
                 borrow = (d < 0) as i64;
             }

@@ -64,6 +64,13 @@ pub fn steps_from_log(log: &str, row: &str, floors: &[(String, f64)]) -> Result<
         .collect())
 }
 
+/// (Σ ms, Σ floor ms) of the steps: the picture's last row and the table's.
+pub fn totals(steps: &[Step]) -> (f64, f64) {
+    steps
+        .iter()
+        .fold((0.0, 0.0), |(a, b), s| (a + s.ms, b + s.floor_ms))
+}
+
 pub fn height_for(steps: usize) -> u32 {
     90 + ROW_PX * (steps as u32 + 1)
 }
@@ -142,9 +149,7 @@ fn draw(
         })
         .label_style(("sans-serif", 12))
         .draw()?;
-    let (sum, sum_floor) = steps
-        .iter()
-        .fold((0.0, 0.0), |(a, b), s| (a + s.ms, b + s.floor_ms));
+    let (sum, sum_floor) = totals(steps);
     let scale_sum = max / 1.25 / sum.max(sum_floor).max(target_ms.unwrap_or(0.0));
     let rows = steps
         .iter()

@@ -40,14 +40,11 @@ pub fn run(args: &StepsArgs) -> Result<()> {
         .with_context(|| format!("reading {}", args.log.display()))?;
     let steps = steps::steps_from_log(&log, &args.row, &args.floors)
         .with_context(|| format!("{}", args.log.display()))?;
-    let (sum, floor) = steps
-        .iter()
-        .fold((0.0, 0.0), |(a, b), s| (a + s.ms, b + s.floor_ms));
-    let out = args.svg.clone().unwrap_or_else(|| {
-        let mut p = args.log.clone().into_os_string();
-        p.push(".steps.svg");
-        p.into()
-    });
+    let (sum, floor) = steps::totals(&steps);
+    let out = args
+        .svg
+        .clone()
+        .unwrap_or_else(|| crate::timeline_cmd::beside(&args.log, ".steps.svg"));
     steps::write_svg(&steps, args.target, &out, &args.title)?;
     if args.json {
         let doc = serde_json::json!({

@@ -42,8 +42,13 @@ fn parse_procs(s: &str) -> Result<(Stage, usize)> {
 
 /// `<log>.waterfall.svg` beside the log.
 pub fn default_svg_path(log: &Path) -> PathBuf {
+    beside(log, ".waterfall.svg")
+}
+
+/// `<log><suffix>` beside the log (the pictures' default paths).
+pub fn beside(log: &Path, suffix: &str) -> PathBuf {
     let mut name = log.file_name().unwrap_or_default().to_os_string();
-    name.push(".waterfall.svg");
+    name.push(suffix);
     log.with_file_name(name)
 }
 
