@@ -1,7 +1,15 @@
 // Layer 2: points of a curve y^2 = x^3 + b (a = 0) over a field F, one template for both
 // groups of BLS12-381: G1 over Fp (b = 4) and G2 over Fp2 (b = 4(1 + u)). The formulas never
-// use b, so a curve is just its field. Knows the field interface (f_mul, f_sqr, f_add, f_sub,
-// f_neg, f_is_zero, f_one, f_zero: bls12_381.cuh, fp2.cuh), nothing of MSM.
+// use b, so a curve is just its field. Knows the field interface (f_mul, f_sqr,
+// f_mul_sub_mul, f_add, f_sub, f_neg, f_is_zero, f_one, f_zero: bls12_381.cuh, fp2.cuh),
+// nothing of MSM. Each formula's Y3 = A·B − C·D is one f_mul_sub_mul (over Fp one
+// reduction for the two products; over Fp2 two fp2_mul and a subtraction). Over Fp it is
+// computed last, after ZZ3, ZZZ3 and X3 are stored, so its four operands are all that is
+// live across the call (the G1 madd spills 36 bytes instead of 56 under the 128-register
+// cap); over Fp2 first, as it always was (y3_last): stored last, the G2 madd spilled 128
+// bytes instead of 68, and B_G2 ran slower (docs/perf.md).
+template <class F> struct y3_last { static const bool value = false; };
+template <> struct y3_last<fp_t> { static const bool value = true; };
 //
 // Inputs are affine (x, y) in Montgomery form: blst's `blst_p1_affine` (96 bytes) and
 // `blst_p2_affine` (192 bytes: x.c0, x.c1, y.c0, y.c1), so blstrs `G1Affine` / `G2Affine`
@@ -45,10 +53,17 @@ __device__ __noinline__ void xyzz_dbl(xyzz_p<F>& p) {
   F X2 = f_sqr(p.X);
   F M = f_add(f_add(X2, X2), X2);
   F X3 = f_sub(f_sub(f_sqr(M), S), S);
-  p.Y = f_sub(f_mul(M, f_sub(S, X3)), f_mul(W, p.Y));
-  p.X = X3;
-  p.ZZ = f_mul(V, p.ZZ);
-  p.ZZZ = f_mul(W, p.ZZZ);
+  if (y3_last<F>::value) {
+    p.ZZ = f_mul(V, p.ZZ);
+    p.ZZZ = f_mul(W, p.ZZZ);
+    p.X = X3;
+    p.Y = f_mul_sub_mul(M, f_sub(S, X3), W, p.Y);
+  } else {
+    p.Y = f_mul_sub_mul(M, f_sub(S, X3), W, p.Y);
+    p.X = X3;
+    p.ZZ = f_mul(V, p.ZZ);
+    p.ZZZ = f_mul(W, p.ZZZ);
+  }
 }
 
 // mdbl-2008-s-1 for an affine input: as dbl with ZZ = ZZZ = 1.
@@ -61,10 +76,17 @@ __device__ __forceinline__ void xyzz_set_dbl_affine(xyzz_p<F>& r, const F& x, co
   F X2 = f_sqr(x);
   F M = f_add(f_add(X2, X2), X2);
   F X3 = f_sub(f_sub(f_sqr(M), S), S);
-  r.Y = f_sub(f_mul(M, f_sub(S, X3)), f_mul(W, y));
-  r.X = X3;
-  r.ZZ = V;
-  r.ZZZ = W;
+  if (y3_last<F>::value) {
+    r.ZZ = V;
+    r.ZZZ = W;
+    r.X = X3;
+    r.Y = f_mul_sub_mul(M, f_sub(S, X3), W, y);
+  } else {
+    r.Y = f_mul_sub_mul(M, f_sub(S, X3), W, y);
+    r.X = X3;
+    r.ZZ = V;
+    r.ZZZ = W;
+  }
 }
 
 template <class F>
@@ -93,10 +115,17 @@ __device__ __forceinline__ void xyzz_add_affine_inl(xyzz_p<F>& p, const F& x, co
   F PPP = f_mul(P, PP);
   F Q = f_mul(p.X, PP);
   F X3 = f_sub(f_sub(f_sqr(R), PPP), f_add(Q, Q));
-  p.Y = f_sub(f_mul(R, f_sub(Q, X3)), f_mul(p.Y, PPP));
-  p.X = X3;
-  p.ZZ = f_mul(p.ZZ, PP);
-  p.ZZZ = f_mul(p.ZZZ, PPP);
+  if (y3_last<F>::value) {
+    p.ZZ = f_mul(p.ZZ, PP);
+    p.ZZZ = f_mul(p.ZZZ, PPP);
+    p.X = X3;
+    p.Y = f_mul_sub_mul(R, f_sub(Q, X3), p.Y, PPP);
+  } else {
+    p.Y = f_mul_sub_mul(R, f_sub(Q, X3), p.Y, PPP);
+    p.X = X3;
+    p.ZZ = f_mul(p.ZZ, PP);
+    p.ZZZ = f_mul(p.ZZZ, PPP);
+  }
 }
 
 // The same as a call (smaller code, the accumulator goes through local memory).
@@ -128,10 +157,17 @@ __device__ __noinline__ void xyzz_add(xyzz_p<F>& p, const xyzz_p<F>& q) {
   F PPP = f_mul(P, PP);
   F Q = f_mul(U1, PP);
   F X3 = f_sub(f_sub(f_sqr(R), PPP), f_add(Q, Q));
-  p.Y = f_sub(f_mul(R, f_sub(Q, X3)), f_mul(S1, PPP));
-  p.X = X3;
-  p.ZZ = f_mul(f_mul(p.ZZ, q.ZZ), PP);
-  p.ZZZ = f_mul(f_mul(p.ZZZ, q.ZZZ), PPP);
+  if (y3_last<F>::value) {
+    p.ZZ = f_mul(f_mul(p.ZZ, q.ZZ), PP);
+    p.ZZZ = f_mul(f_mul(p.ZZZ, q.ZZZ), PPP);
+    p.X = X3;
+    p.Y = f_mul_sub_mul(R, f_sub(Q, X3), S1, PPP);
+  } else {
+    p.Y = f_mul_sub_mul(R, f_sub(Q, X3), S1, PPP);
+    p.X = X3;
+    p.ZZ = f_mul(f_mul(p.ZZ, q.ZZ), PP);
+    p.ZZZ = f_mul(f_mul(p.ZZZ, q.ZZZ), PPP);
+  }
 }
 
 // p += ±a for an affine point that may be infinity (SRS entries never are; tests use it).

@@ -447,14 +447,15 @@ __device__ __forceinline__ void fe_mul_wide(u32* w, const u32* a, const u32* b) 
   w[2 * H - 1] = addc(ev[2 * H - 1], od[2 * H - 1], cy);
 }
 
-// r = a·b·R^{-1} mod p with one Karatsuba level: halves a = a0 + a1·X, b = b0 + b1·X,
-// X = 2^{32H}, H = N/2. a·b = a0b0 + (s_a·s_b − a0b0 − a1b1)·X + a1b1·X² with s = x0 + x1:
-// three H×H products (Fp 3·36 = 108 multiply-adds instead of 144), then fe_redc_wide (SOS).
+// t = a·b (2N limbs, no reduction) with one Karatsuba level: halves a = a0 + a1·X,
+// b = b0 + b1·X, X = 2^{32H}, H = N/2. a·b = a0b0 + (s_a·s_b − a0b0 − a1b1)·X + a1b1·X² with
+// s = x0 + x1: three H×H products (Fp 3·36 = 108 multiply-adds instead of 144); fe_mul_kara
+// reduces it (SOS). Any N-limb a, b (a·b < 2^{64N}), reduced or not.
 // s_a = c_a·X + s'_a (c_a the carry bit), so s_a·s_b = s'_a·s'_b + (c_a·s'_b + c_b·s'_a)·X
 // + c_a·c_b·X²: the bits select additions (masks, no branches). The middle term
 // a0b1 + a1b0 < 2^{64H+1} needs 2H + 1 limbs; every partial difference is non-negative.
 template <class P>
-__device__ __forceinline__ void fe_mul_kara(u32* r, const u32* a, const u32* b) {
+__device__ __forceinline__ void fe_mul_kara_wide(u32* t, const u32* a, const u32* b) {
   const int N = P::N, H = P::N / 2;
   u32 lo[N], hi[N], mid[N], sa[H], sb[H];
   fe_mul_wide<H>(lo, a, b);
@@ -492,7 +493,6 @@ __device__ __forceinline__ void fe_mul_kara(u32* r, const u32* a, const u32* b) 
   for (int j = 1; j < N; j++) m[j] = subc_cc(m[j], hi[j], cy);
   m[N] = subc(m[N], 0, cy);
   // T = lo + hi·X² + m·X (2N limbs; a·b < 2^{64N}, no carry out).
-  u32 t[2 * N];
 #pragma unroll
   for (int j = 0; j < H; j++) t[j] = lo[j];
   t[H] = add_cc(lo[H], m[0], cy);
@@ -504,6 +504,63 @@ __device__ __forceinline__ void fe_mul_kara(u32* r, const u32* a, const u32* b) 
 #pragma unroll
   for (int j = H + 1; j < N - 1; j++) t[N + j] = addc_cc(hi[j], 0, cy);
   t[2 * N - 1] = addc(hi[N - 1], 0, cy);
+}
+
+// r = a·b·R^{-1} mod p: fe_mul_kara_wide, then fe_redc_wide (a·b < p² < p·R).
+template <class P>
+__device__ __forceinline__ void fe_mul_kara(u32* r, const u32* a, const u32* b) {
+  u32 t[2 * P::N];
+  fe_mul_kara_wide<P>(t, a, b);
+  fe_redc_wide<P>(r, t);
+}
+
+// r = a + b, M limbs, no reduction (callers know a + b < 2^{32M}).
+template <int M>
+__device__ __forceinline__ void add_limbs(u32* r, const u32* a, const u32* b) {
+  u32 cy = 0;
+  r[0] = add_cc(a[0], b[0], cy);
+#pragma unroll
+  for (int j = 1; j < M - 1; j++) r[j] = addc_cc(a[j], b[j], cy);
+  r[M - 1] = addc(a[M - 1], b[M - 1], cy);
+}
+
+// r = a − b, M limbs, for a ≥ b (callers know it).
+template <int M>
+__device__ __forceinline__ void sub_limbs(u32* r, const u32* a, const u32* b) {
+  u32 cy = 0;
+  r[0] = sub_cc(a[0], b[0], cy);
+#pragma unroll
+  for (int j = 1; j < M - 1; j++) r[j] = subc_cc(a[j], b[j], cy);
+  r[M - 1] = subc(a[M - 1], b[M - 1], cy);
+}
+
+// t = x − y mod p·R for x, y < p·R (2N limbs each): x − y, plus p·R (p added to the high
+// half) where it borrows, so t ∈ [0, p·R), what fe_redc_wide takes. p·R ≡ 0 after the
+// reduction's division by R, so t·R^{-1} ≡ (x − y)·R^{-1} (mod p). The carry out of the
+// p·R addition is the borrow's 2^{64N} coming back; it is dropped with it.
+template <class P>
+__device__ __forceinline__ void fe_sub_wide(u32* t, const u32* x, const u32* y) {
+  const int N = P::N;
+  u32 cy = 0;
+  t[0] = sub_cc(x[0], y[0], cy);
+#pragma unroll
+  for (int j = 1; j < 2 * N; j++) t[j] = subc_cc(x[j], y[j], cy);
+  const u32 mask = subc(0, 0, cy);  // all ones if x < y
+  t[N] = add_cc(t[N], P::mod(0) & mask, cy);
+#pragma unroll
+  for (int j = 1; j < N - 1; j++) t[N + j] = addc_cc(t[N + j], P::mod(j) & mask, cy);
+  t[2 * N - 1] = addc(t[2 * N - 1], P::mod(N - 1) & mask, cy);
+}
+
+// (a·b − c·d)·R^{-1} mod p with one reduction where two products take two: the
+// double-width products' difference (fe_sub_wide) is below p·R. The point formulas' Y3 =
+// R·(Q − X3) − Y·PPP (ec.cuh) so costs 2·108 + 156 multiplies instead of 2·264.
+template <class P>
+__device__ __forceinline__ void fe_mul_sub_mul(u32* r, const u32* a, const u32* b, const u32* c, const u32* d) {
+  u32 t[2 * P::N], u[2 * P::N];
+  fe_mul_kara_wide<P>(t, a, b);
+  fe_mul_kara_wide<P>(u, c, d);
+  fe_sub_wide<P>(t, t, u);
   fe_redc_wide<P>(r, t);
 }
 

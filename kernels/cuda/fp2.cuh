@@ -44,6 +44,13 @@ __device__ __forceinline__ fp2_t fp2_zero() { fp2_t r; r.c0 = fp_zero(); r.c1 = 
 // The field interface of ec.cuh (see the Fp one in bls12_381.cuh).
 __device__ __forceinline__ fp2_t f_mul(const fp2_t& a, const fp2_t& b) { return fp2_mul(a, b); }
 __device__ __forceinline__ fp2_t f_sqr(const fp2_t& a) { return fp2_sqr(a); }
+// Y3 over Fp2: two products and a subtraction. The double-width version (fp2_mul with two
+// reductions for three, and a·b − c·d with two for twelve) made B_G2 slower on the H200
+// (107 → 146 ms a 32 GiB partition, docs/perf.md): its called products need more
+// registers, and the 255-register G2 kernels spilled more around every call.
+__device__ __forceinline__ fp2_t f_mul_sub_mul(const fp2_t& a, const fp2_t& b, const fp2_t& c, const fp2_t& d) {
+  return fp2_sub(fp2_mul(a, b), fp2_mul(c, d));
+}
 __device__ __forceinline__ fp2_t f_add(const fp2_t& a, const fp2_t& b) { return fp2_add(a, b); }
 __device__ __forceinline__ fp2_t f_sub(const fp2_t& a, const fp2_t& b) { return fp2_sub(a, b); }
 __device__ __forceinline__ fp2_t f_neg(const fp2_t& a) { return fp2_neg(a); }

@@ -404,5 +404,7 @@ extern "C" __global__ void __launch_bounds__(REDUCE_THREADS_G2) xyzz_reduce_g2(c
     for (u32 i = lo; i < hi; i++) xyzz_add_affine_signed(acc, ld_affine(bases + (idx ? idx[i] : i)), false); \
     out[t] = acc;                                                                             \
   }
-BATCH_ADD(batch_add, fp_t, __launch_bounds__(128, 6))  // 80 registers, 24 warps/SM
+// G1: 128 registers, 16 warps/SM, as the accumulation: at 80 (24 warps) fp_mul_sub_mul
+// spills inside its products; 80, 128 and uncapped timed the same with the two-product Y3.
+BATCH_ADD(batch_add, fp_t, __launch_bounds__(128, 4))
 BATCH_ADD(batch_add_g2, fp2_t, )                       // G2: uncapped, one wave (as accumulate)

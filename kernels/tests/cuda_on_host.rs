@@ -167,11 +167,13 @@ int main() {
       plan_msm<fp2_t>();
     } else if (op == 6) {  // the same over G1
       plan_msm<fp_t>();
-    } else if (op == 7) {  // Fp pairs -> a·b, a² (fp_mul, fp_sqr)
+    } else if (op == 7) {  // Fp pairs -> a·b, a² (fp_mul, fp_sqr), a·b − a², a² − a·b
+                           // (fp_mul_sub_mul: one of the two borrows unless a·b = a²)
       for (unsigned i = 0; i < n; i++) {
         fp_t a, b; rd(&a, sizeof a); rd(&b, sizeof b);
         fp_t m = fp_mul(a, b), s = fp_sqr(a);
-        wr(&m, sizeof m); wr(&s, sizeof s);
+        fp_t d = fp_mul_sub_mul(a, b, a, a), e = fp_mul_sub_mul(a, a, b, a);
+        wr(&m, sizeof m); wr(&s, sizeof s); wr(&d, sizeof d); wr(&e, sizeof e);
       }
     } else if (op == 8) {  // Fr pairs -> a·b (fr_mul, CIOS), a·b (Karatsuba + SOS), a²,
                            // then fr_mul2(a, b, a², b): a·b and a²·b
@@ -417,19 +419,34 @@ fn field_products_built_for_the_host_match_blstrs() {
         input.extend(bytes_of(&[*a, *b]));
     }
     let out = run(&exe, dir.path(), &input);
-    assert_eq!(out.len(), fa.len() * 96);
+    assert_eq!(out.len(), fa.len() * 192);
+    let (mut borrowed, mut kept) = (0, 0);
     for (i, (a, b)) in fa.iter().zip(&fb).enumerate() {
+        let at = |k: usize| &out[192 * i + 48 * k..192 * i + 48 * (k + 1)];
+        assert_eq!(at(0), bytes_of(&[*a * b]), "fp_mul, pair {i}");
+        assert_eq!(at(1), bytes_of(&[a.square()]), "fp_sqr, {i}");
         assert_eq!(
-            &out[96 * i..96 * i + 48],
-            bytes_of(&[*a * b]),
-            "fp_mul, pair {i}"
+            at(2),
+            bytes_of(&[*a * b - a.square()]),
+            "a·b − a², pair {i}"
         );
         assert_eq!(
-            &out[96 * i + 48..96 * i + 96],
-            bytes_of(&[a.square()]),
-            "fp_sqr, {i}"
+            at(3),
+            bytes_of(&[a.square() - *a * b]),
+            "a² − a·b, pair {i}"
         );
+        // Which of the two double-width differences borrowed: a·b < a² as integers of the
+        // Montgomery limbs, i.e. b < a (a ≠ 0); both orders reach fe_sub_wide's p·R
+        // correction.
+        let (aa, bb) = ([*a], [*b]);
+        let (la, lb) = (bytes_of(&aa), bytes_of(&bb));
+        if bool::from(!a.is_zero()) && lb.iter().rev().lt(la.iter().rev()) {
+            borrowed += 1;
+        } else {
+            kept += 1;
+        }
     }
+    assert!(borrowed > 1000 && kept > 1000, "{borrowed} / {kept}");
 
     let mut ra: Vec<Fr> = (0..3000).map(|_| Fr::random(&mut rng)).collect();
     let mut rb: Vec<Fr> = (0..3000).map(|_| Fr::random(&mut rng)).collect();
