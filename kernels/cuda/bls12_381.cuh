@@ -99,6 +99,12 @@ __device__ __noinline__ fp_t fp_mul_sub_mul(fp_t a, fp_t b, fp_t c, fp_t d) {
   fe_mul_sub_mul<FpP>(r.v, a.v, b.v, c.v, d.v);
   return r;
 }
+// The two halves of fp_mul as calls of their own, for Fp2 (fp2.cuh), whose products keep
+// their Karatsuba terms double-width and reduce two of three: a·b (2N limbs, any 12-limb
+// a, b, e.g. sums of two reduced elements) and T·R^{-1} for T < p·R.
+struct fpw_t { u32 v[24]; };
+__device__ __noinline__ fpw_t fp_mul_wide(fp_t a, fp_t b) { fpw_t r; fe_mul_kara_wide<FpP>(r.v, a.v, b.v); return r; }
+__device__ __noinline__ fp_t fp_redc(fpw_t t) { fp_t r; fe_redc_wide<FpP>(r.v, t.v); return r; }
 __device__ __forceinline__ fp_t fp_add(const fp_t& a, const fp_t& b) { fp_t r; fe_add<FpP>(r.v, a.v, b.v); return r; }
 __device__ __forceinline__ fp_t fp_sub(const fp_t& a, const fp_t& b) { fp_t r; fe_sub<FpP>(r.v, a.v, b.v); return r; }
 __device__ __forceinline__ fp_t fp_neg(const fp_t& a) { fp_t r; fe_neg<FpP>(r.v, a.v); return r; }
