@@ -10,8 +10,8 @@
 #   scale        NTT/MSM timings and the synthetic 32 GiB partition
 #   msm          the MSM's accumulation variants side by side (chunking, register caps),
 #                MSM and NTT 2^20 against the CPU, NTT 2^27
-#   sweep        MSM time by window width (CUZK_SWEEP_LOGS sizes, CUZK_SWEEP_MIN_C; with
-#                CUZK_MSM_PROFILE each width's phases)
+#   sweep        MSM time by window width (CUZK_SWEEP_LOGS sizes: powers of two or term
+#                counts up to 2^26, CUZK_SWEEP_MIN_C; with CUZK_MSM_PROFILE each width's phases)
 #   accum        the accumulation builds and window widths side by side, dense MSM 2^26
 #                and 2^27 − 1 (CUZK_ACCUM_CONFIGS, e.g. "wide:20,flat:20,wide:22")
 #   msm-once     one dense MSM of 2^MSM_MAX terms (CUZK_ACCUM_BUILD, CUZK_FORCE_C): the

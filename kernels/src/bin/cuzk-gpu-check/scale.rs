@@ -331,21 +331,24 @@ pub(crate) fn msm_variants(seed: u64, rep: &mut Report) -> Result<(), GpuError> 
 /// MSM time by window width at several sizes (dense, full-width scalars), each result
 /// checked equal to the size-chosen width's.
 pub(crate) fn sweep(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
-    let max = 22u32;
+    // CUZK_SWEEP_LOGS: the sizes (default 14,16,18,20,22), each a power of two (up to 40)
+    // or a term count (e.g. 13000000, the 32 GiB L and A MSMs' full-width terms), at most
+    // 2^26; CUZK_SWEEP_MIN_C: the narrowest width (default 8). With CUZK_MSM_PROFILE each
+    // cell also shows the phases.
+    let sizes: Vec<usize> = std::env::var("CUZK_SWEEP_LOGS")
+        .unwrap_or_else(|_| "14,16,18,20,22".into())
+        .split(',')
+        .filter_map(|x| x.parse::<usize>().ok())
+        .map(|v| if v <= 40 { 1usize << v } else { v })
+        .filter(|&n| n <= 1 << 26)
+        .collect();
+    let most = sizes.iter().copied().max().unwrap_or(1);
+    let max = most.next_power_of_two().trailing_zeros().max(10);
     let (mut gpu, _) =
         GpuProver::new_synthetic(0, max, 1 << max, [1 << max, 0, 0, 0], false, seed)?;
     let s = rand_scalars(1 << max, seed ^ 9);
-    // CUZK_SWEEP_LOGS: the sizes (default 14,16,18,20,22); CUZK_SWEEP_MIN_C: the narrowest
-    // width (default 8). With CUZK_MSM_PROFILE each cell also shows the accumulate phase.
-    let logs: Vec<u32> = std::env::var("CUZK_SWEEP_LOGS")
-        .unwrap_or_else(|_| "14,16,18,20,22".into())
-        .split(',')
-        .filter_map(|x| x.parse().ok())
-        .filter(|&l| l <= max)
-        .collect();
     let min_c = env_or("CUZK_SWEEP_MIN_C", 8u32);
-    for log in logs {
-        let n = 1usize << log;
+    for n in sizes {
         msm::force_window_width(0);
         let (want, t_auto) = gpu.msm_dense(BaseSet::H, &s[..n])?;
         let mut ok = true;
@@ -375,7 +378,14 @@ pub(crate) fn sweep(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
         }
         msm::force_window_width(0);
         let auto = msm::Windows::for_terms(n).c;
-        let what = format!("MSM 2^{log} by width (auto c={auto}, best c={})", best.1);
+        let what = match n.is_power_of_two() {
+            true => format!(
+                "MSM 2^{} by width (auto c={auto}, best c={})",
+                n.trailing_zeros(),
+                best.1
+            ),
+            false => format!("MSM {n} by width (auto c={auto}, best c={})", best.1),
+        };
         rep.row(&what, Some(ok), ms(t_auto), 0.0, &cells.join(" "));
     }
     Ok(())
