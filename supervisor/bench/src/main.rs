@@ -5,6 +5,7 @@ mod compare_cmd;
 mod steps_cmd;
 mod synth_cmd;
 mod timeline_cmd;
+mod variants_cmd;
 
 use std::process::ExitCode;
 
@@ -34,6 +35,9 @@ enum Command {
     /// A partition's GPU steps from a `cuzk-gpu-check scale` log against their floors: a
     /// table and a picture.
     Steps(steps_cmd::StepsArgs),
+    /// Builds of the kernels side by side from `cuzk-gpu-check` reports of one device call:
+    /// each row's best time a variant and its ratio to the first.
+    Variants(variants_cmd::VariantsArgs),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +48,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => compare_cmd::run(args).map(|()| ExitCode::SUCCESS),
         Command::Synth(args) => synth_cmd::run(args),
         Command::Steps(args) => steps_cmd::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Variants(args) => variants_cmd::run(args),
     };
     outcome.unwrap_or_else(|err| {
         eprintln!("error: {err:#}");
