@@ -42,6 +42,24 @@ __device__ __forceinline__ void xyzz_set_inf(xyzz_p<F>& p) {
 template <class F>
 __device__ __forceinline__ bool xyzz_is_inf(const xyzz_p<F>& p) { return f_is_zero(p.ZZ); }
 
+// Every formula's last step: ZZ3 = zz(), ZZZ3 = zzz(), X3, and Y3 = y3() (one
+// f_mul_sub_mul) stored, in the order y3_last gives the field; each product runs where its
+// value is stored.
+template <class F, class ZZ, class ZZZ, class Y3>
+__device__ __forceinline__ void xyzz_finish(xyzz_p<F>& p, const F& X3, ZZ zz, ZZZ zzz, Y3 y3) {
+  if (y3_last<F>::value) {
+    p.ZZ = zz();
+    p.ZZZ = zzz();
+    p.X = X3;
+    p.Y = y3();
+  } else {
+    p.Y = y3();
+    p.X = X3;
+    p.ZZ = zz();
+    p.ZZZ = zzz();
+  }
+}
+
 // dbl-2008-s-1: U = 2Y, V = U^2, W = U·V, S = X·V, M = 3X^2,
 // X3 = M^2 - 2S, Y3 = M(S - X3) - W·Y, ZZ3 = V·ZZ, ZZZ3 = W·ZZZ.
 template <class F>
@@ -54,17 +72,9 @@ __device__ __noinline__ void xyzz_dbl(xyzz_p<F>& p) {
   F X2 = f_sqr(p.X);
   F M = f_add(f_add(X2, X2), X2);
   F X3 = f_sub(f_sub(f_sqr(M), S), S);
-  if (y3_last<F>::value) {
-    p.ZZ = f_mul(V, p.ZZ);
-    p.ZZZ = f_mul(W, p.ZZZ);
-    p.X = X3;
-    p.Y = f_mul_sub_mul(M, f_sub(S, X3), W, p.Y);
-  } else {
-    p.Y = f_mul_sub_mul(M, f_sub(S, X3), W, p.Y);
-    p.X = X3;
-    p.ZZ = f_mul(V, p.ZZ);
-    p.ZZZ = f_mul(W, p.ZZZ);
-  }
+  xyzz_finish(
+      p, X3, [&] { return f_mul(V, p.ZZ); }, [&] { return f_mul(W, p.ZZZ); },
+      [&] { return f_mul_sub_mul(M, f_sub(S, X3), W, p.Y); });
 }
 
 // mdbl-2008-s-1 for an affine input: as dbl with ZZ = ZZZ = 1.
@@ -77,17 +87,9 @@ __device__ __forceinline__ void xyzz_set_dbl_affine(xyzz_p<F>& r, const F& x, co
   F X2 = f_sqr(x);
   F M = f_add(f_add(X2, X2), X2);
   F X3 = f_sub(f_sub(f_sqr(M), S), S);
-  if (y3_last<F>::value) {
-    r.ZZ = V;
-    r.ZZZ = W;
-    r.X = X3;
-    r.Y = f_mul_sub_mul(M, f_sub(S, X3), W, y);
-  } else {
-    r.Y = f_mul_sub_mul(M, f_sub(S, X3), W, y);
-    r.X = X3;
-    r.ZZ = V;
-    r.ZZZ = W;
-  }
+  xyzz_finish(
+      r, X3, [&] { return V; }, [&] { return W; },
+      [&] { return f_mul_sub_mul(M, f_sub(S, X3), W, y); });
 }
 
 template <class F>
@@ -116,17 +118,9 @@ __device__ __forceinline__ void xyzz_add_affine_inl(xyzz_p<F>& p, const F& x, co
   F PPP = f_mul(P, PP);
   F Q = f_mul(p.X, PP);
   F X3 = f_sub(f_sub(f_sqr(R), PPP), f_add(Q, Q));
-  if (y3_last<F>::value) {
-    p.ZZ = f_mul(p.ZZ, PP);
-    p.ZZZ = f_mul(p.ZZZ, PPP);
-    p.X = X3;
-    p.Y = f_mul_sub_mul(R, f_sub(Q, X3), p.Y, PPP);
-  } else {
-    p.Y = f_mul_sub_mul(R, f_sub(Q, X3), p.Y, PPP);
-    p.X = X3;
-    p.ZZ = f_mul(p.ZZ, PP);
-    p.ZZZ = f_mul(p.ZZZ, PPP);
-  }
+  xyzz_finish(
+      p, X3, [&] { return f_mul(p.ZZ, PP); }, [&] { return f_mul(p.ZZZ, PPP); },
+      [&] { return f_mul_sub_mul(R, f_sub(Q, X3), p.Y, PPP); });
 }
 
 // The same as a call (smaller code, the accumulator goes through local memory).
@@ -158,17 +152,10 @@ __device__ __noinline__ void xyzz_add(xyzz_p<F>& p, const xyzz_p<F>& q) {
   F PPP = f_mul(P, PP);
   F Q = f_mul(U1, PP);
   F X3 = f_sub(f_sub(f_sqr(R), PPP), f_add(Q, Q));
-  if (y3_last<F>::value) {
-    p.ZZ = f_mul(f_mul(p.ZZ, q.ZZ), PP);
-    p.ZZZ = f_mul(f_mul(p.ZZZ, q.ZZZ), PPP);
-    p.X = X3;
-    p.Y = f_mul_sub_mul(R, f_sub(Q, X3), S1, PPP);
-  } else {
-    p.Y = f_mul_sub_mul(R, f_sub(Q, X3), S1, PPP);
-    p.X = X3;
-    p.ZZ = f_mul(f_mul(p.ZZ, q.ZZ), PP);
-    p.ZZZ = f_mul(f_mul(p.ZZZ, q.ZZZ), PPP);
-  }
+  xyzz_finish(
+      p, X3, [&] { return f_mul(f_mul(p.ZZ, q.ZZ), PP); },
+      [&] { return f_mul(f_mul(p.ZZZ, q.ZZZ), PPP); },
+      [&] { return f_mul_sub_mul(R, f_sub(Q, X3), S1, PPP); });
 }
 
 // p += ±a for an affine point that may be infinity (SRS entries never are; tests use it).
