@@ -7,8 +7,8 @@
 // computed last, after ZZ3, ZZZ3 and X3 are stored, so its four operands are all that is
 // live across the call (the G1 madd spills 36 bytes instead of 56 under the 128-register
 // cap); over Fp2 first, as it always was (y3_last): stored last, the G2 madd spilled 128
-// bytes instead of 68 with the three-reduction fp2_mul of that time (docs/perf.md; not
-// re-tried since fp2_mul became two reductions through calls).
+// bytes instead of 68 with the three-reduction fp2_mul of that time (docs/perf.md), and
+// with today's fp2_mul ptxas gives 112 bytes of spills in the G2 madd instead of none.
 template <class F> struct y3_last { static const bool value = false; };
 template <> struct y3_last<fp_t> { static const bool value = true; };
 //
