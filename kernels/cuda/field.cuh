@@ -130,6 +130,18 @@ __device__ __forceinline__ void fe_add(u32* r, const u32* a, const u32* b) {
   for (int i = 0; i < P::N; i++) r[i] = keep ? s[i] : d[i];
 }
 
+// r = x + (p & mask), N limbs: p added back after a subtraction that borrowed (mask all
+// ones), x unchanged otherwise (mask 0). The carry out is dropped: it is the borrow's
+// 2^{32N} coming back. fe_sub and fe_sub_wide (on the high half) end with it.
+template <class P>
+__device__ __forceinline__ void add_p_masked(u32* r, const u32* x, u32 mask) {
+  u32 cy = 0;
+  r[0] = add_cc(x[0], P::mod(0) & mask, cy);
+#pragma unroll
+  for (int i = 1; i < P::N - 1; i++) r[i] = addc_cc(x[i], P::mod(i) & mask, cy);
+  r[P::N - 1] = addc(x[P::N - 1], P::mod(P::N - 1) & mask, cy);
+}
+
 // r = a - b mod p.
 template <class P>
 __device__ __forceinline__ void fe_sub(u32* r, const u32* a, const u32* b) {
@@ -138,12 +150,7 @@ __device__ __forceinline__ void fe_sub(u32* r, const u32* a, const u32* b) {
   d[0] = sub_cc(a[0], b[0], cy);
 #pragma unroll
   for (int i = 1; i < P::N; i++) d[i] = subc_cc(a[i], b[i], cy);
-  // Borrowed: add p back.
-  const u32 mask = subc(0, 0, cy);
-  r[0] = add_cc(d[0], P::mod(0) & mask, cy);
-#pragma unroll
-  for (int i = 1; i < P::N - 1; i++) r[i] = addc_cc(d[i], P::mod(i) & mask, cy);
-  r[P::N - 1] = addc(d[P::N - 1], P::mod(P::N - 1) & mask, cy);
+  add_p_masked<P>(r, d, subc(0, 0, cy));  // borrowed: add p back
 }
 
 // The even/odd products' merge: t = x + (y_1..y_{N-1}) (y shifted down one limb), the
@@ -536,8 +543,7 @@ __device__ __forceinline__ void sub_limbs(u32* r, const u32* a, const u32* b) {
 
 // t = x − y mod p·R for x, y < p·R (2N limbs each): x − y, plus p·R (p added to the high
 // half) where it borrows, so t ∈ [0, p·R), what fe_redc_wide takes. p·R ≡ 0 after the
-// reduction's division by R, so t·R^{-1} ≡ (x − y)·R^{-1} (mod p). The carry out of the
-// p·R addition is the borrow's 2^{64N} coming back; it is dropped with it.
+// reduction's division by R, so t·R^{-1} ≡ (x − y)·R^{-1} (mod p).
 template <class P>
 __device__ __forceinline__ void fe_sub_wide(u32* t, const u32* x, const u32* y) {
   const int N = P::N;
@@ -545,11 +551,7 @@ __device__ __forceinline__ void fe_sub_wide(u32* t, const u32* x, const u32* y) 
   t[0] = sub_cc(x[0], y[0], cy);
 #pragma unroll
   for (int j = 1; j < 2 * N; j++) t[j] = subc_cc(x[j], y[j], cy);
-  const u32 mask = subc(0, 0, cy);  // all ones if x < y
-  t[N] = add_cc(t[N], P::mod(0) & mask, cy);
-#pragma unroll
-  for (int j = 1; j < N - 1; j++) t[N + j] = addc_cc(t[N + j], P::mod(j) & mask, cy);
-  t[2 * N - 1] = addc(t[2 * N - 1], P::mod(N - 1) & mask, cy);
+  add_p_masked<P>(t + N, t + N, subc(0, 0, cy));  // x < y: + p·R
 }
 
 // (a·b − c·d)·R^{-1} mod p with one reduction where two products take two: the
