@@ -25,7 +25,11 @@ pub struct Step {
 /// non-numeric pairs are skipped), in the row's order.
 pub fn row_fields(row: &str) -> Vec<(String, f64)> {
     // The fields follow the row's " - " separator (label, ok, ms, CPU ms, then the note).
-    let note = row.split_once(" - ").map_or(row, |(_, n)| n);
+    note_fields(row.split_once(" - ").map_or(row, |(_, n)| n))
+}
+
+/// The `name value` pairs of a row's note (the text after its timing columns).
+pub fn note_fields(note: &str) -> Vec<(String, f64)> {
     let words: Vec<&str> = note
         .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|w| !w.is_empty())

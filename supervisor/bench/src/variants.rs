@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use crate::steps::row_fields;
+use crate::steps::note_fields;
 
 /// One row of a report.
 #[derive(Debug, Clone, PartialEq)]
@@ -116,7 +116,7 @@ pub fn compare(logs: &[(String, String)]) -> Comparison {
                 continue;
             }
             put(&mut rows, n, row.what.clone(), vi, row.gpu_ms);
-            for (name, ms) in row_fields(&format!("x - {}", row.note)) {
+            for (name, ms) in note_fields(&row.note) {
                 if ms > 0.0 {
                     put(&mut rows, n, format!("{} · {name}", row.what), vi, ms);
                 }
