@@ -112,26 +112,7 @@ __device__ __forceinline__ bool fp_is_zero(const fp_t& a) { return fe_is_zero<Fp
 __device__ __forceinline__ bool fp_eq(const fp_t& a, const fp_t& b) { return fe_eq<FpP>(a.v, b.v); }
 __device__ __forceinline__ fp_t fp_one() { fp_t r; fe_one<FpP>(r.v); return r; }
 __device__ __forceinline__ fp_t fp_zero() { fp_t r; fe_zero<FpP>(r.v); return r; }
-// a^{-1} = a^{p−2} (Fermat; 0 maps to 0) by 4-bit windows from the top: 380 squarings and at
-// most 96 products with a table of a^0..a^15 (14 more), where the binary method of fe_inv
-// takes 610 products. The table lives in local memory (768 bytes; it is indexed by digit).
-__device__ __noinline__ fp_t fp_inv(fp_t a) {
-  fp_t t[16];
-  t[0] = fp_one();
-  t[1] = a;
-  for (int i = 2; i < 16; i++) t[i] = fp_mul(t[i - 1], a);
-  fp_t acc = fp_one();
-  for (int nib = 95; nib >= 0; nib--) {  // 384 bits = 96 nibbles of p − 2
-    if (nib != 95) {
-      for (int i = 0; i < 4; i++) acc = fp_sqr(acc);
-    }
-    u32 limb = FpP::mod(nib >> 3);
-    if ((nib >> 3) == 0) limb -= 2;  // p − 2: p is odd and its low limb is > 2
-    const u32 d = (limb >> ((nib & 7) * 4)) & 15;
-    if (d) acc = nib == 95 ? t[d] : fp_mul(acc, t[d]);
-  }
-  return acc;
-}
+__device__ __forceinline__ fp_t fp_inv(const fp_t& a) { fp_t r; fe_inv<FpP>(r.v, a.v); return r; }
 
 // The field interface the curve formulas (ec.cuh) are written against, so one template
 // serves G1 (over Fp) and G2 (over Fp2, fp2.cuh). Thin inline forwards: no code of their own.

@@ -15,8 +15,6 @@
 // 2. msm_scan: exclusive prefix sums of the histograms (bucket offsets).
 // 3. msm_scatter (per window): each term's base index, sign in bit 31, lands in its
 //    bucket's range: a counting sort by bucket.
-// 3b. msm_pair_level (msm_pairs.cu, G1, large MSMs): a few levels of affine pair sums per
-//    bucket; accumulate then reads their points in order (sorted = 0: entry q is point q).
 // 4. msm_accumulate (per window): the sorted array is cut into equal chunks of S entries;
 //    each thread sums its chunk (affine + XYZZ additions) in one flat loop, the threads of a
 //    warp in step; a bucket wholly inside the chunk is stored directly, a bucket cut by a
@@ -191,7 +189,7 @@ __device__ __forceinline__ void accumulate(const u32* sorted, const u32* off, u3
   xyzz_set_inf(acc);
   for (u32 q = start; q < end; q++) {
     if (q == run_end) next_run(off, b, q, start, end, run_start, run_end, acc, buckets, head, tail, t);
-    const u32 e = sorted ? sorted[q] : q;
+    const u32 e = sorted[q];
     xyzz_add_affine_signed(acc, ld_affine(bases + (e & 0x7fffffffu)), e >> 31);
   }
   flush_run(off, b, start, run_start, run_end, acc, buckets, head, tail, t);
@@ -242,7 +240,7 @@ __device__ __forceinline__ void accumulate_pf(const u32* sorted, const u32* off,
   head[t].bucket = NONE;
   tail[t].bucket = NONE;
   const int W = (int)(sizeof(affine_p<F>) / 16);
-  u32 e_next = sorted ? sorted[start] : start;
+  u32 e_next = sorted[start];
   {
     const uint4* src = (const uint4*)(bases + (e_next & 0x7fffffffu));
     uint4* dst = (uint4*)&slot[0][threadIdx.x];
@@ -259,7 +257,7 @@ __device__ __forceinline__ void accumulate_pf(const u32* sorted, const u32* off,
     if (q == run_end) next_run(off, b, q, start, end, run_start, run_end, acc, buckets, head, tail, t);
     const u32 e = e_next;
     if (q + 1 < end) {
-      e_next = sorted ? sorted[q + 1] : q + 1;
+      e_next = sorted[q + 1];
       const uint4* src = (const uint4*)(bases + (e_next & 0x7fffffffu));
       uint4* dst = (uint4*)&slot[k ^ 1][threadIdx.x];
 #pragma unroll

@@ -50,9 +50,7 @@ static inline int __clz(unsigned x) { return x ? __builtin_clz(x) : 32; }
 struct dim3_ { unsigned x; };
 static dim3_ blockIdx, blockDim, threadIdx;
 struct uint4 { unsigned x, y, z, w; };
-struct uint2 { unsigned x, y; };
 static inline uint4 __ldg(const uint4* p) { return *p; }
-static inline uint4 __ldcg(const uint4* p) { return *p; }
 static inline unsigned atomicAdd(unsigned* p, unsigned v) { unsigned o = *p; *p += v; return o; }
 static inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
 static inline void __syncthreads() {}
@@ -88,37 +86,11 @@ template <> struct Kern<fp_t> {
   static constexpr auto batch = &batch_add;
 };
 
-// msm_pairs.cu's levels on one window's sorted entries (G1): what accumulate then reads.
-// The scan of each level's counts (msm_scan synchronizes its block) is done here.
-struct PairBufs { std::vector<affine_t> pts[2]; std::vector<u32> off[2]; };
-template <class F> static void pair_levels(u32, u32, u32, const u32*&, const affine_p<F>*&, const u32*&, PairBufs&) {}
-template <> void pair_levels<fp_t>(u32 levels, u32 k, u32 B, const u32*& entries, const affine_t*& pts,
-                                   const u32*& off, PairBufs& pb) {
-  std::vector<u32> counts(B);
-  for (u32 l = 0; l < levels; l++) {
-    PairBufs& q = pb;
-    std::vector<u32>& out_off = q.off[l % 2];
-    out_off.assign(B + 1, 0);
-    grid(B, [&] { msm_halve_counts(off, counts.data(), B); });
-    for (u32 b = 0; b < B; b++) out_off[b + 1] = out_off[b] + counts[b];
-    std::vector<affine_t>& out = q.pts[l % 2];
-    out.assign(out_off[B] + 1, affine_t{});
-    std::vector<uint2> list(out_off[B] + 1);
-    grid(32 * B, [&] { msm_pair_list(entries, off, out_off.data(), B, list.data()); });
-    PairLevel p;
-    p.list = list.data(); p.in = pts; p.out_off = out_off.data(); p.out = out.data();
-    p.B = B; p.k = k;
-    grid(32 * ((out_off[B] + 32 * k - 1) / (32 * k)), [&] { msm_pair_level(p); });
-    entries = nullptr; pts = out.data(); off = out_off.data();
-  }
-}
-
-// Reads c, W, K[9], S, Q, pair levels and their k, counts, bases, scalars, terms, ones; runs
-// the launch sequence of msm::enqueue_msm and enqueue_batch_add; writes the W window sums and
-// the ones' sum.
+// Reads c, W, K[9], S, Q, counts, bases, scalars, terms, ones; runs the launch sequence of
+// msm::enqueue_msm and enqueue_batch_add; writes the W window sums and the ones' sum.
 template <class F> static void plan_msm() {
-  unsigned c, W, k[9], S, Q, levels, pk, nb, ns, m, no;
-  rd(&c, 4); rd(&W, 4); rd(k, 36); rd(&S, 4); rd(&Q, 4); rd(&levels, 4); rd(&pk, 4);
+  unsigned c, W, k[9], S, Q, nb, ns, m, no;
+  rd(&c, 4); rd(&W, 4); rd(k, 36); rd(&S, 4); rd(&Q, 4);
   rd(&nb, 4); rd(&ns, 4); rd(&m, 4); rd(&no, 4);
   std::vector<affine_p<F>> bases(nb);
   std::vector<u32> scalars(8 * ns), terms(2 * m + 2), ones(no + 1);
@@ -137,16 +109,11 @@ template <class F> static void plan_msm() {
     for (u32 b = 0; b < B; b++) { off[b] = cursor[b] = run; run += counts[(size_t)w * B + b]; }
     off[B] = run;
     grid(m, [&] { msm_scatter(digits.data() + (size_t)w * m, terms.data(), cursor.data(), sorted.data(), m, c); });
-    const u32* entries = sorted.data();
-    const affine_p<F>* pts = bases.data();
-    const u32* o = off.data();
-    PairBufs pb;
-    pair_levels<F>(levels, pk, B, entries, pts, o, pb);
-    const u32 threads = (o[B] + S - 1) / S;
+    const u32 threads = (m + S - 1) / S;
     std::vector<partial_p<F>> head(threads + 1), tail(threads + 1);
     xyzz_p<F>* bk = buckets.data() + (size_t)w * B;
-    grid(threads, [&] { Kern<F>::accumulate(entries, o, B, S, pts, bk, head.data(), tail.data()); });
-    grid(B, [&] { Kern<F>::fixup(o, B, S, bk, head.data(), tail.data()); });
+    grid(threads, [&] { Kern<F>::accumulate(sorted.data(), off.data(), B, S, bases.data(), bk, head.data(), tail.data()); });
+    grid(B, [&] { Kern<F>::fixup(off.data(), B, S, bk, head.data(), tail.data()); });
   }
   grid(W * chunks, [&] { Kern<F>::bucket_reduce(buckets.data(), B, Q, W, reduced.data()); });
   for (u32 w = 0; w < W; w++) {  // xyzz_reduce's result
@@ -227,14 +194,7 @@ int main() {
 
 /// The sources the driver uses, in the order NVRTC sees them (ntt.cu, srs.cu, selftest.cu
 /// are not needed).
-const LAYERS: [&str; 6] = [
-    "field.cuh",
-    "bls12_381.cuh",
-    "fp2.cuh",
-    "ec.cuh",
-    "msm.cu",
-    "msm_pairs.cu",
-];
+const LAYERS: [&str; 5] = ["field.cuh", "bls12_381.cuh", "fp2.cuh", "ec.cuh", "msm.cu"];
 
 /// Builds the driver in `dir`. A missing C++ compiler fails the test: the check must run
 /// (every machine the project builds on has one).
@@ -665,15 +625,13 @@ fn fr_of(l: &Limbs) -> Fr {
     <Fr as ff::PrimeField>::from_repr_vartime(r).unwrap()
 }
 
-/// One plan MSM record for the driver (op 5: G2, op 6: G1); `pairs`: pair levels and the
-/// sums a thread of each (G1 only).
+/// One plan MSM record for the driver (op 5: G2, op 6: G1).
 #[allow(clippy::too_many_arguments)]
 fn plan_record<T: Copy>(
     op: u32,
     win: &Windows,
     chunk: u32,
     q: u32,
-    pairs: [u32; 2],
     bases: &[T],
     scalars: &[Limbs],
     terms: &[[u32; 2]],
@@ -686,8 +644,6 @@ fn plan_record<T: Copy>(
     let sizes = [
         chunk,
         q,
-        pairs[0],
-        pairs[1],
         bases.len() as u32,
         scalars.len() as u32,
         terms.len() as u32,
@@ -729,8 +685,8 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
             [(r % nb as u64) as u32, ((r >> 32) % ns as u64) as u32]
         })
         .collect();
-    // Adjacent in every bucket they share (scatter keeps term order): 7 and 9 sum to
-    // infinity (g1[9] = −g1[7]), 3 and 7 double (g1[7] = g1[3]), 5 is infinity.
+    // Same scalar, so the same bucket in every window: 7 and 9 are opposite points
+    // (g1[9] = −g1[7]), 3 and 7 equal ones (g1[7] = g1[3]); 5 is infinity.
     terms.extend([[7, 2], [9, 2], [5, 3], [3, 3], [7, 3], [3, 0]]);
     let mut ones: Vec<u32> = (0..no - 3)
         .map(|_| (rng.next_u32() as usize % nb) as u32)
@@ -765,7 +721,7 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
         let out = run(
             &exe,
             dir.path(),
-            &plan_record(5, &win, chunk, q, [0, 0], &g2, &scalars, &terms, &ones),
+            &plan_record(5, &win, chunk, q, &g2, &scalars, &terms, &ones),
         );
         assert_eq!(out.len(), (w + 1) * 384);
         let sums: Vec<Xyzz2> = (0..w)
@@ -781,28 +737,21 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
         let got = combine_windows(&win, &sums) + xyzz2_at(&out[384 * w..]);
         assert_eq!(got, want2, "G2, c = {c}, chunks of {chunk}");
 
-        // G1 without pair levels and with 1..3 of them, k sums a thread (k = 1: no shared
-        // inversion; 7: a thread's sums cross buckets).
-        for pairs in [[0, 0], [1, 1], [1, 7], [2, 3], [3, 7], [3, 64]] {
-            let out = run(
-                &exe,
-                dir.path(),
-                &plan_record(6, &win, chunk, q, pairs, &g1, &scalars, &terms, &ones),
-            );
-            assert_eq!(out.len(), (w + 1) * 192);
-            let mut got = xyzz1_at(&out[192 * w..]);
-            let mut acc = G1Projective::identity();
-            for i in (0..w).rev() {
-                for _ in 0..c {
-                    acc = acc.double();
-                }
-                acc += xyzz1_at(&out[192 * i..]);
+        let out = run(
+            &exe,
+            dir.path(),
+            &plan_record(6, &win, chunk, q, &g1, &scalars, &terms, &ones),
+        );
+        assert_eq!(out.len(), (w + 1) * 192);
+        let mut got = xyzz1_at(&out[192 * w..]);
+        let mut acc = G1Projective::identity();
+        for i in (0..w).rev() {
+            for _ in 0..c {
+                acc = acc.double();
             }
-            got += acc;
-            assert_eq!(
-                got, want1,
-                "G1, c = {c}, chunks of {chunk}, pair levels/k {pairs:?}"
-            );
+            acc += xyzz1_at(&out[192 * i..]);
         }
+        got += acc;
+        assert_eq!(got, want1, "G1, c = {c}, chunks of {chunk}");
     }
 }

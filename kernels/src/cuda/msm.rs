@@ -12,7 +12,7 @@ use group::Group;
 
 use super::device::{args, DevBuf, Device};
 use super::error::Step;
-use super::layout::{DeviceXyzz, AFFINE_BYTES, XYZZ2_BYTES, XYZZ_BYTES};
+use super::layout::{DeviceXyzz, XYZZ2_BYTES, XYZZ_BYTES};
 use super::GpuError;
 
 /// Widest window (2^21 buckets a window; 12 windows). Windows whose buckets do not all fit
@@ -28,25 +28,6 @@ pub const MAX_WINDOWS: usize = 64;
 /// Buckets the workspace holds (c = 20: all 13 windows × 2^19 buckets at once; c = 22: 3 of
 /// its 12 windows of 2^21 at a time).
 const MAX_WB: usize = 13 << 19;
-/// Buckets of one window at most (c = [`MAX_C`]).
-const MAX_B: usize = 1 << (MAX_C - 1);
-/// Most levels of affine pair sums ahead of the accumulation (`msm_pairs.cu`).
-pub const MAX_PAIR_LEVELS: usize = 3;
-/// Fewest sums a thread of a pair level shares its inversion between. A sum costs 6 field
-/// products and 1/k of the inversion (~570 products: Fermat, `fe_inv`) where the madd it
-/// saves costs 10, so k must be well above 570 / 4 ≈ 143 to pay; a level with fewer sums a
-/// resident thread is not run (MSMs below ~2^24 terms take none).
-const PAIR_MIN_K: usize = 256;
-/// Most sums a thread of a pair level (past this the inversion is < 0.6 products a sum;
-/// larger levels run in more waves).
-const PAIR_MAX_K: usize = 1024;
-/// Threads per pair-level block (msm_pairs.cu `PAIR_BLOCK`).
-const PAIR_BLOCK: u32 = 64;
-/// Threads of a pair level of at most `bound` sums, k a lane: a warp owns 32·k consecutive
-/// sums (msm_pairs.cu `pair_level`).
-fn pair_threads(bound: usize, k: usize) -> usize {
-    32 * bound.div_ceil(32 * k)
-}
 /// Bucket-reduction chunk results at most.
 const MAX_CHUNKS: usize = 1 << 17;
 /// Threads per accumulate / batch-add launch under [`Chunking::Fixed`] (the old sizing:
@@ -284,32 +265,7 @@ pub(crate) struct MsmWork {
     chunk_res: DevBuf,
     partials: DevBuf,
     partials2: DevBuf,
-    /// Affine pair sums (G1 only; empty for G2): levels 1 and 3 write `pairs_a`, level 2
-    /// `pairs_b`, with their bucket offsets in the two halves of `level_off`.
-    pairs_a: DevBuf,
-    pairs_b: DevBuf,
-    /// A level's input pairs (msm_pairs.cu `msm_pair_list`), 8 bytes an output.
-    pair_list: DevBuf,
-    level_off: DevBuf,
     max_terms: usize,
-}
-
-/// Points the pair buffers hold: a level's output bound ([`next_pair_bound`]) from
-/// max_terms terms and at most [`MAX_B`] buckets (level 3's bound is below level 2's).
-fn pair_capacity(curve: Curve, max_terms: usize) -> (usize, usize) {
-    match curve {
-        Curve::G1 => {
-            let a = next_pair_bound(max_terms, MAX_B);
-            (a, next_pair_bound(a, MAX_B))
-        }
-        Curve::G2 => (0, 0),
-    }
-}
-
-/// At most how many points a pair level leaves of n over nb buckets: Σ_b ceil(n_b / 2) ≤
-/// (n + nb) / 2, and never more than n.
-fn next_pair_bound(n: usize, nb: usize) -> usize {
-    n.min((n + nb).div_ceil(2))
 }
 
 fn digit_capacity(max_terms: usize) -> usize {
@@ -340,14 +296,7 @@ impl MsmWork {
             + 2 * chunks * pb
             + MAX_CHUNKS * xb
             + (chunks + 1024) * xb
-            + Self::pair_bytes(curve, max_terms)
             + 16 * 256
-    }
-
-    /// Bytes of the pair-sum buffers and their offsets.
-    fn pair_bytes(curve: Curve, max_terms: usize) -> usize {
-        let (a, b) = pair_capacity(curve, max_terms);
-        (a + b) * AFFINE_BYTES + a * 8 + 2 * (MAX_B + 1) * 4 + 4 * 256
     }
 
     pub fn carve_for(dev: &mut Device, curve: Curve, max_terms: usize) -> Self {
@@ -366,10 +315,6 @@ impl MsmWork {
             chunk_res: dev.carve(MAX_CHUNKS * xb),
             partials: dev.carve(chunks * xb),
             partials2: dev.carve(1024 * xb),
-            pairs_a: dev.carve(pair_capacity(curve, max_terms).0 * AFFINE_BYTES),
-            pairs_b: dev.carve(pair_capacity(curve, max_terms).1 * AFFINE_BYTES),
-            pair_list: dev.carve(pair_capacity(curve, max_terms).0 * 8),
-            level_off: dev.carve(2 * (MAX_B + 1) * 4),
             max_terms,
         }
     }
@@ -391,11 +336,6 @@ struct DigitParams {
 static BUILD: AtomicU32 = AtomicU32::new(AccumulateBuild::Wide as u32);
 static FIXED_CHUNKS: AtomicBool = AtomicBool::new(false);
 static FORCE_C: AtomicU32 = AtomicU32::new(0);
-/// Pair levels at most ([`set_pair_levels`]).
-static PAIR_LEVELS: AtomicU32 = AtomicU32::new(MAX_PAIR_LEVELS as u32);
-/// Forced pair levels, the sums a thread of each; None for the automatic choice
-/// ([`force_pair_levels`]).
-static FORCE_PAIRS: std::sync::Mutex<Option<Vec<usize>>> = std::sync::Mutex::new(None);
 
 /// Builds of the G1 bucket-accumulation kernel (msm.cu `ACCUMULATE_BUILD`): loop and
 /// register cap, and so warps per SM (H200: 64 K registers per SM, blocks of 128 threads).
@@ -470,85 +410,12 @@ pub fn force_window_width(c: u32) {
     FORCE_C.store(c, Ordering::Relaxed);
 }
 
-/// At most `levels` affine pair levels (0: none, the plain XYZZ accumulation). Process-wide;
-/// for measurements. `CUZK_MSM_PAIR_LEVELS` sets it at start.
-pub fn set_pair_levels(levels: usize) {
-    PAIR_LEVELS.store(levels.min(MAX_PAIR_LEVELS) as u32, Ordering::Relaxed);
-}
-
-/// The most pair levels: [`set_pair_levels`]'s, first read from `CUZK_MSM_PAIR_LEVELS`.
-fn max_pair_levels() -> usize {
-    static FROM_ENV: std::sync::Once = std::sync::Once::new();
-    FROM_ENV.call_once(|| {
-        if let Some(v) = std::env::var("CUZK_MSM_PAIR_LEVELS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-        {
-            set_pair_levels(v);
-        }
-    });
-    PAIR_LEVELS.load(Ordering::Relaxed) as usize
-}
-
-/// Runs exactly these pair levels (the sums a thread of each, at most [`MAX_PAIR_LEVELS`];
-/// empty: none) in every following G1 MSM, whatever its size; None: the automatic choice
-/// again. For tests and measurements: small MSMs then take the pair path too.
-pub fn force_pair_levels(ks: Option<Vec<usize>>) {
-    if let Some(ks) = &ks {
-        assert!(ks.len() <= MAX_PAIR_LEVELS && ks.iter().all(|&k| k >= 1));
-    }
-    *FORCE_PAIRS.lock().unwrap() = ks;
-}
-
-/// The pair-level build (msm_pairs.cu, by register cap): `msm_pair_level` (128 registers),
-/// or the kernel `CUZK_PAIR_BUILD` names (`msm_pair_level_r168`, `_r255`). For measurements.
-fn pair_kernel(dev: &Device) -> Result<CUfunction, GpuError> {
-    static NAME: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-    match NAME.get_or_init(|| std::env::var("CUZK_PAIR_BUILD").ok()) {
-        Some(name) => extra_kernel(dev, name),
-        None => Ok(dev.k.msm_pair_level),
-    }
-}
-
-/// The sums a thread of each pair level takes for an MSM of m terms over nb buckets a
-/// window (empty: none). Levels run while a resident wave of threads gets at least
-/// [`PAIR_MIN_K`] sums each: at 2^27 terms, c = 20, two levels (k = 1024, ~500).
-fn pair_levels(dev: &Device, curve: Curve, m: usize, nb: usize) -> Result<Vec<usize>, GpuError> {
-    if curve != Curve::G1 {
-        return Ok(Vec::new());
-    }
-    if let Some(ks) = FORCE_PAIRS.lock().unwrap().clone() {
-        return Ok(ks);
-    }
-    let resident = dev.resident_threads(pair_kernel(dev)?, PAIR_BLOCK)?;
-    let mut ks = Vec::new();
-    let mut bound = m;
-    while ks.len() < max_pair_levels() {
-        bound = next_pair_bound(bound, nb);
-        if bound / resident < PAIR_MIN_K {
-            break;
-        }
-        // Whole waves of resident threads, at most PAIR_MAX_K sums a thread.
-        let waves = bound.div_ceil(resident * PAIR_MAX_K);
-        ks.push(bound.div_ceil(resident * waves));
-    }
-    Ok(ks)
-}
-
-/// Phases of [`enqueue_msm`]: digits + scan, scatter, pair levels, accumulate, fixup, bucket
-/// reduction.
-pub const PHASES: [&str; 6] = [
-    "digits",
-    "scatter",
-    "pairs",
-    "accumulate",
-    "fixup",
-    "reduce",
-];
+/// Phases of [`enqueue_msm`]: digits + scan, scatter, accumulate, fixup, bucket reduction.
+pub const PHASES: [&str; 5] = ["digits", "scatter", "accumulate", "fixup", "reduce"];
 
 /// Seconds spent per phase since the last [`take_profile`], when `CUZK_MSM_PROFILE` is set
 /// (each phase then waits for the stream: for measurement only, never in production).
-static PROFILE: std::sync::Mutex<[f64; 6]> = std::sync::Mutex::new([0.0; 6]);
+static PROFILE: std::sync::Mutex<[f64; 5]> = std::sync::Mutex::new([0.0; 5]);
 
 fn profiling() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
@@ -556,7 +423,7 @@ fn profiling() -> bool {
 }
 
 /// Per-phase seconds gathered so far (and reset).
-pub fn take_profile() -> [f64; 6] {
+pub fn take_profile() -> [f64; 5] {
     std::mem::take(&mut *PROFILE.lock().unwrap())
 }
 
@@ -637,20 +504,8 @@ pub(crate) fn enqueue_msm(
     let mut ph = Phase::start(dev)?;
     let pk = point_kernels(dev, w.curve)?;
     let acc_kernel = pk.accumulate;
-    // Pair levels (G1, large MSMs), each with its k and its output bound; accumulate then
-    // takes at most the last bound's entries.
-    let pair_ks = pair_levels(dev, w.curve, m, nb)?;
-    let mut bound = m;
-    let levels: Vec<(u32, usize)> = pair_ks
-        .iter()
-        .map(|&k| {
-            bound = next_pair_bound(bound, nb);
-            (k as u32, bound)
-        })
-        .collect();
-    let acc_n = bound;
-    let acc_s = chunk_len(dev, acc_kernel, 128, acc_n)? as u32;
-    let acc_threads = acc_n.div_ceil(acc_s as usize);
+    let acc_s = chunk_len(dev, acc_kernel, 128, m)? as u32;
+    let acc_threads = m.div_ceil(acc_s as usize);
     let (m32, c32, b32) = (m as u32, win.c, nb as u32);
     // Bucket reduction: about 64K threads a group, chunks of q buckets (the same q for
     // every group, so chunk results line up by window).
@@ -717,10 +572,6 @@ pub(crate) fn enqueue_msm(
                     &mut args![digits, terms, cursor, w.sorted.ptr, m32, c32],
                 )?;
                 ph.end(dev, 1)?;
-                let counts = w.counts.at(i * nb * 4);
-                let (entries, points, off) =
-                    enqueue_pair_levels(dev, w, &levels, bases, off, counts, cursor, b32)?;
-                ph.end(dev, 2)?;
                 dev.launch(
                     "msm accumulate",
                     acc_kernel,
@@ -728,9 +579,18 @@ pub(crate) fn enqueue_msm(
                     128,
                     0,
                     s,
-                    &mut args![entries, off, b32, acc_s, points, buckets, w.head.ptr, w.tail.ptr],
+                    &mut args![
+                        w.sorted.ptr,
+                        off,
+                        b32,
+                        acc_s,
+                        bases,
+                        buckets,
+                        w.head.ptr,
+                        w.tail.ptr
+                    ],
                 )?;
-                ph.end(dev, 3)?;
+                ph.end(dev, 2)?;
                 dev.launch(
                     "msm fixup",
                     pk.fixup,
@@ -740,7 +600,7 @@ pub(crate) fn enqueue_msm(
                     s,
                     &mut args![off, b32, acc_s, buckets, w.head.ptr, w.tail.ptr],
                 )?;
-                ph.end(dev, 4)?;
+                ph.end(dev, 3)?;
             }
             let (q32, gw32) = (q as u32, gw as u32);
             dev.launch(
@@ -763,102 +623,10 @@ pub(crate) fn enqueue_msm(
                 s,
                 &mut args![w.chunk_res.ptr, n32, per, sums],
             )?;
-            ph.end(dev, 5)?;
+            ph.end(dev, 4)?;
         }
     }
     Ok(win)
-}
-
-/// `struct PairLevel` in msm_pairs.cu.
-#[repr(C)]
-struct PairLevel {
-    list: CUdeviceptr,
-    input: CUdeviceptr,
-    out_off: CUdeviceptr,
-    out: CUdeviceptr,
-    buckets: u32,
-    k: u32,
-}
-
-/// Enqueues one window's pair levels (`levels`: k and output bound each) on its sorted
-/// entries; returns what the accumulation reads: entries (the sorted signed indices, or 0:
-/// point q is entry q), points (the bases, or the last level's sums) and bucket offsets.
-/// `counts` and `cursor` are the window's histogram and scatter cursors, both spent.
-#[allow(clippy::too_many_arguments)]
-fn enqueue_pair_levels(
-    dev: &Device,
-    w: &MsmWork,
-    levels: &[(u32, usize)],
-    bases: CUdeviceptr,
-    off: CUdeviceptr,
-    counts: CUdeviceptr,
-    cursor: CUdeviceptr,
-    nb: u32,
-) -> Result<(CUdeviceptr, CUdeviceptr, CUdeviceptr), GpuError> {
-    let s = dev.compute;
-    let (mut entries, mut points, mut off) = (w.sorted.ptr, bases, off);
-    let (cap_a, cap_b) = pair_capacity(w.curve, w.max_terms);
-    for (l, &(k, bound)) in levels.iter().enumerate() {
-        let (out, cap) = if l % 2 == 0 {
-            (w.pairs_a.ptr, cap_a)
-        } else {
-            (w.pairs_b.ptr, cap_b)
-        };
-        assert!(bound <= cap, "pair level {l}: {bound} sums, room for {cap}");
-        let out_off = w.level_off.at((l % 2) * (MAX_B + 1) * 4);
-        let p = PairLevel {
-            list: w.pair_list.ptr,
-            input: points,
-            out_off,
-            out,
-            buckets: nb,
-            k,
-        };
-        // SAFETY: arguments match msm_halve_counts, msm_scan (one window: one block) and
-        // msm_pair_level in msm.cu / msm_pairs.cu; counts, cursor and each half of level_off
-        // hold nb (+ 1) ≤ MAX_B + 1 entries; the level writes at most `bound` points into a
-        // buffer of `cap` ≥ bound (checked above) and reads the previous level's.
-        unsafe {
-            dev.launch(
-                "msm pair counts",
-                dev.k.msm_halve_counts,
-                grid(nb as usize, 256),
-                256,
-                0,
-                s,
-                &mut args![off, counts, nb],
-            )?;
-            dev.launch(
-                "msm pair scan",
-                dev.k.msm_scan,
-                1,
-                1024,
-                0,
-                s,
-                &mut args![counts, out_off, cursor, nb],
-            )?;
-            dev.launch(
-                "msm pair list",
-                dev.k.msm_pair_list,
-                grid(32 * nb as usize, 256),
-                256,
-                0,
-                s,
-                &mut args![entries, off, out_off, nb, w.pair_list.ptr],
-            )?;
-            dev.launch(
-                "msm pair level",
-                pair_kernel(dev)?,
-                grid(pair_threads(bound, k as usize), PAIR_BLOCK),
-                PAIR_BLOCK,
-                0,
-                s,
-                &mut args![p],
-            )?;
-        }
-        (entries, points, off) = (0, out, out_off);
-    }
-    Ok((entries, points, off))
 }
 
 /// Enqueues Σ_i bases[idx[i]] (idx = 0: Σ_{i<n} bases[i]) into one XYZZ of the workspace's

@@ -14,14 +14,13 @@ use cudarc::nvrtc::{result, sys};
 use super::GpuError;
 
 /// The `.cu` files of `kernels/cuda/`, in layer order.
-pub const SOURCES: [(&str, &str); 9] = [
+pub const SOURCES: [(&str, &str); 8] = [
     ("field.cuh", include_str!("../../cuda/field.cuh")),
     ("bls12_381.cuh", include_str!("../../cuda/bls12_381.cuh")),
     ("fp2.cuh", include_str!("../../cuda/fp2.cuh")),
     ("ec.cuh", include_str!("../../cuda/ec.cuh")),
     ("ntt.cu", include_str!("../../cuda/ntt.cu")),
     ("msm.cu", include_str!("../../cuda/msm.cu")),
-    ("msm_pairs.cu", include_str!("../../cuda/msm_pairs.cu")),
     ("srs.cu", include_str!("../../cuda/srs.cu")),
     ("selftest.cu", include_str!("../../cuda/selftest.cu")),
 ];

@@ -193,49 +193,16 @@ pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Resu
         );
     }
 
-    // The affine pair levels forced onto sizes that would not take them (they run from
-    // ~2^24 terms): 1..3 levels, few and many sums a thread, against blst.
-    {
-        let n = 1usize << 18.min(max_msm_log);
-        let sc = rand_scalars(n, seed ^ 360);
-        let (want, _) = blst_msm(&bases[..n], &sc);
-        let mut bad = Vec::new();
-        for ks in [vec![1], vec![7, 7], vec![64, 33, 300], vec![1000, 500, 250]] {
-            msm::force_pair_levels(Some(ks.clone()));
-            let (g, _) = gpu.msm_dense(BaseSet::H, &sc)?;
-            if g != want {
-                bad.push(ks);
-            }
-        }
-        msm::force_pair_levels(None);
-        let what = format!("MSM 2^{} pair levels forced vs blst", n.trailing_zeros());
-        rep.row(
-            &what,
-            Some(bad.is_empty()),
-            0.0,
-            0.0,
-            &format!("failing: {bad:?}"),
-        );
-    }
-
     // Plan MSM with edge cases: scalars 0, 1, 2, r − 1 and random; repeated, negated and
-    // infinity bases; batch-added ones. Without pair levels, and with three forced (the
-    // repeated and negated bases then meet in a pair: doubling, infinity).
-    for pairs in [None, Some(vec![5, 3, 2])] {
+    // infinity bases; batch-added ones.
+    {
         let n = 1usize << 16;
         let (s, ones, terms) = edge_case_plan(n, seed ^ 400, &mut rng);
         let plan = PlanRef {
             ones: &ones,
             terms: &terms,
         };
-        let label = if pairs.is_some() {
-            " (pair levels)"
-        } else {
-            ""
-        };
-        msm::force_pair_levels(pairs);
         let (g, tg) = gpu.msm(BaseSet::L, plan, &s)?;
-        msm::force_pair_levels(None);
         // Reference term by term with blst (independent of our CPU Pippenger).
         let c = terms
             .par_iter()
@@ -243,7 +210,7 @@ pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Resu
             .chain(ones.par_iter().map(|&b| G1Projective::from(lb[b as usize])))
             .reduce(G1Projective::identity, |a, b| a + b);
         rep.row(
-            &format!("MSM plan 2^16 edge cases vs blst{label}"),
+            "MSM plan 2^16 edge cases vs blst",
             Some(g == c),
             0.0,
             0.0,
@@ -251,14 +218,12 @@ pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Resu
         );
         let c2 = plan.execute(&lb, &s);
         rep.row(
-            &format!("MSM plan 2^16 edge cases vs CPU{label}"),
+            "MSM plan 2^16 edge cases vs CPU",
             Some(g == c2),
             ms(tg),
             0.0,
             "0,1,2,r-1, inf/rep/neg bases",
         );
-    }
-    {
         // All-zero and all-ones scalars.
         let zeros = vec![[0u64; 4]; 4096];
         let (g, _) = gpu.msm_dense(BaseSet::H, &zeros)?;

@@ -27,9 +27,7 @@ mod upload;
 
 use correctness::correctness;
 use g2::msm_g2;
-use scale::{
-    accum_variants, msm_once, msm_pairs, msm_variants, ntt_best_of_3, ntt_only, scale, sweep,
-};
+use scale::{accum_variants, msm_once, msm_variants, ntt_best_of_3, ntt_only, scale, sweep};
 use start::start;
 use upload::upload;
 
@@ -147,8 +145,8 @@ fn edge_case_plan(
     terms.truncate(n - ones.len());
     terms.extend([[7, 2], [9, 2], [5, 10], [3, 3]]);
     // Base 3, its copy 7 and its negation 9 with one scalar, many times: every bucket they
-    // land in holds equal and opposite points side by side (doublings and infinities in the
-    // madds and in the affine pair sums).
+    // land in holds many equal and opposite points (a running sum meets its own point and
+    // its negation: the doubling and infinity cases of the madd).
     for _ in 0..32 {
         terms.extend([[3, 4], [7, 4], [9, 4]]);
     }
@@ -187,7 +185,6 @@ fn main() {
         "msm" => msm_variants(seed, &mut rep),
         "accum" => accum_variants(seed, &mut rep),
         "msm-once" => msm_once(seed, max_msm_log, &mut rep),
-        "pairs" => msm_pairs(seed, max_msm_log, &mut rep),
         "ntt" => ntt_only(seed, &mut rep),
         "upload" => upload(seed, &mut rep),
         "msm-g2" => msm_g2(seed, max_msm_log, &mut rep),

@@ -368,8 +368,8 @@ pub(crate) fn sweep(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
             }
             let p = msm::take_profile();
             if p.iter().sum::<f64>() > 0.0 {
-                // Per phase, the two runs' sum halved: digits, scatter, pairs, accumulate,
-                // fixup, reduce.
+                // Per phase, the two runs' sum halved: digits, scatter, accumulate, fixup,
+                // reduce.
                 let ph: Vec<String> = p.iter().map(|x| format!("{:.1}", x * 500.0)).collect();
                 cells.push(format!("{c}:{t:.1}[{}]", ph.join("/")));
             } else {
@@ -520,46 +520,6 @@ pub(crate) fn msm_once(seed: u64, log: u32, rep: &mut Report) -> Result<(), GpuE
         &phases.join(", "),
     );
     msm::force_window_width(0);
-    Ok(())
-}
-
-/// One dense full-width MSM of 2^log terms under each pair-level configuration of
-/// `CUZK_PAIR_CONFIGS` (`;`-separated: `none`, `auto`, or the sums a thread of each level,
-/// e.g. `1024,512`), best of 2 each, all against the first's result; with
-/// `CUZK_MSM_PROFILE`, the phases' times.
-pub(crate) fn msm_pairs(seed: u64, log: u32, rep: &mut Report) -> Result<(), GpuError> {
-    let n = 1usize << log;
-    let (mut gpu, _) = GpuProver::new_synthetic(0, log, n, [n, 0, 0, 0], false, seed)?;
-    let spec = std::env::var("CUZK_PAIR_CONFIGS")
-        .unwrap_or_else(|_| "none;auto;1024;1024,512;1024,512,256".into());
-    let s = rand_scalars(n, seed ^ 5);
-    let mut first = None;
-    for cfg in spec.split(';') {
-        let ks = match cfg {
-            "auto" => None,
-            "none" => Some(Vec::new()),
-            _ => Some(cfg.split(',').map(|k| k.parse().expect("k")).collect()),
-        };
-        msm::force_pair_levels(ks);
-        let (r, t) = gpu.msm_dense(BaseSet::H, &s)?;
-        msm::take_profile();
-        let (r2, t2) = gpu.msm_dense(BaseSet::H, &s)?;
-        let p = msm::take_profile();
-        let want = *first.get_or_insert(r);
-        let phases: Vec<String> = msm::PHASES
-            .iter()
-            .zip(p)
-            .map(|(n, s)| format!("{n} {:.1}", s * 1e3))
-            .collect();
-        rep.row(
-            &format!("MSM 2^{log} pairs {cfg}"),
-            Some(r == want && r2 == want),
-            ms(t).min(ms(t2)),
-            0.0,
-            &phases.join(", "),
-        );
-    }
-    msm::force_pair_levels(None);
     Ok(())
 }
 
