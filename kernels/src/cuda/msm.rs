@@ -410,6 +410,27 @@ pub fn force_window_width(c: u32) {
     FORCE_C.store(c, Ordering::Relaxed);
 }
 
+/// Bytes of the sorted array one scatter launch writes at most (`msm_scatter_range`).
+const SCATTER_STRETCH: usize = 128 << 20;
+
+/// Scatter launches a window of m terms: one launch (`msm_scatter`) while the sorted array
+/// (4 bytes an entry) is at most [`SCATTER_STRETCH`], else bucket ranges of about that much
+/// each (`msm_scatter_range`; 2^27 terms: 4). Every launch reads all m digits, and the
+/// random 4-byte writes of one cost less the smaller the stretch they fall in: on the H200
+/// the scatter of a 2^27-term MSM took 78.3 ms in one launch a window, 53.3 in 4 ranges,
+/// 66.2 in 8, 103.5 in 16 (docs/perf.md). `CUZK_MSM_SCATTER_PASSES` overrides it (for
+/// measurements).
+fn scatter_passes(m: usize) -> usize {
+    static P: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    let forced = *P.get_or_init(|| {
+        std::env::var("CUZK_MSM_SCATTER_PASSES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|&p| p >= 1)
+    });
+    forced.unwrap_or_else(|| (4 * m).div_ceil(SCATTER_STRETCH).max(1))
+}
+
 /// Phases of [`enqueue_msm`]: digits + scan, scatter, accumulate, fixup, bucket reduction.
 pub const PHASES: [&str; 5] = ["digits", "scatter", "accumulate", "fixup", "reduce"];
 
@@ -562,15 +583,31 @@ pub(crate) fn enqueue_msm(
                 let cursor = w.cursor.at(i * nb * 4);
                 let off = w.offsets.at(i * (nb + 1) * 4);
                 let buckets = w.buckets.at(i * nb * xb);
-                dev.launch(
-                    "msm scatter",
-                    dev.k.msm_scatter,
-                    grid(m, 256),
-                    256,
-                    0,
-                    s,
-                    &mut args![digits, terms, cursor, w.sorted.ptr, m32, c32],
-                )?;
+                let passes = scatter_passes(m) as u32;
+                if passes <= 1 {
+                    dev.launch(
+                        "msm scatter",
+                        dev.k.msm_scatter,
+                        grid(m, 256),
+                        256,
+                        0,
+                        s,
+                        &mut args![digits, terms, cursor, w.sorted.ptr, m32, c32],
+                    )?;
+                } else {
+                    for r in 0..passes {
+                        let (lo, hi) = (b32 * r / passes, b32 * (r + 1) / passes);
+                        dev.launch(
+                            "msm scatter range",
+                            dev.k.msm_scatter_range,
+                            grid(m, 256),
+                            256,
+                            0,
+                            s,
+                            &mut args![digits, terms, cursor, w.sorted.ptr, m32, c32, lo, hi],
+                        )?;
+                    }
+                }
                 ph.end(dev, 1)?;
                 dev.launch(
                     "msm accumulate",
