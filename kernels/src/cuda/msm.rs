@@ -410,16 +410,20 @@ pub fn force_window_width(c: u32) {
     FORCE_C.store(c, Ordering::Relaxed);
 }
 
-/// Bytes of the sorted array one scatter launch writes at most (`msm_scatter_range`).
-const SCATTER_STRETCH: usize = 128 << 20;
+/// Sorted arrays (4 bytes an entry) up to this size are scattered in one launch: they stay in
+/// the H200's 50 MB L2 while their entries land.
+const SCATTER_ONE_LAUNCH: usize = 32 << 20;
+/// Above it, one more bucket range for each this many bytes of the sorted array.
+const SCATTER_STRETCH: usize = 256 << 20;
 
 /// Scatter launches a window of m terms: one launch (`msm_scatter`) while the sorted array
-/// (4 bytes an entry) is at most [`SCATTER_STRETCH`], else bucket ranges of about that much
-/// each (`msm_scatter_range`; 2^27 terms: 4). Every launch reads all m digits, and the
-/// random 4-byte writes of one cost less the smaller the stretch they fall in: on the H200
-/// the scatter of a 2^27-term MSM took 78.3 ms in one launch a window, 53.3 in 4 ranges,
-/// 66.2 in 8, 103.5 in 16 (docs/perf.md). `CUZK_MSM_SCATTER_PASSES` overrides it (for
-/// measurements).
+/// fits [`SCATTER_ONE_LAUNCH`], else 1 + ceil(4·m / [`SCATTER_STRETCH`]) bucket ranges
+/// (`msm_scatter_range`): the L and A MSMs of a 32 GiB partition (~13 M terms) 2, the H MSM
+/// (2^27) 3. Every launch reads all m digits, and the random 4-byte writes of one cost less
+/// the smaller the stretch of the array they fall in. On the H200 (docs/perf.md), the
+/// scatter of a 2^27-term MSM: 78.1 ms in one launch a window, 54.3 in 2 ranges, 51.4 in 3,
+/// 53.3 in 4, 59.1 in 6, 103.5 in 16; L and A 1-2 ms faster each in 2 ranges, B (3.3 M
+/// terms, 13 MB) 1 ms slower. `CUZK_MSM_SCATTER_PASSES` overrides it (for measurements).
 fn scatter_passes(m: usize) -> usize {
     static P: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
     let forced = *P.get_or_init(|| {
@@ -428,7 +432,11 @@ fn scatter_passes(m: usize) -> usize {
             .and_then(|v| v.parse().ok())
             .filter(|&p| p >= 1)
     });
-    forced.unwrap_or_else(|| (4 * m).div_ceil(SCATTER_STRETCH).max(1))
+    forced.unwrap_or(if 4 * m <= SCATTER_ONE_LAUNCH {
+        1
+    } else {
+        1 + (4 * m).div_ceil(SCATTER_STRETCH)
+    })
 }
 
 /// Phases of [`enqueue_msm`]: digits + scan, scatter, accumulate, fixup, bucket reduction.
