@@ -14,8 +14,8 @@
 //    bucket |d| − 1.
 // 2. msm_scan: exclusive prefix sums of the histograms (bucket offsets).
 // 3. msm_scatter (per window): each term's base index, sign in bit 31, lands in its
-//    bucket's range: a counting sort by bucket. Large MSMs run it as msm_scatter_range over
-//    bucket ranges, one stretch of the sorted array a launch (msm.rs `scatter_passes`).
+//    bucket's range: a counting sort by bucket; large MSMs in several launches over bucket
+//    ranges, one stretch of the sorted array a launch (msm.rs `scatter_passes`).
 // 4. msm_accumulate (per window): the sorted array is cut into equal chunks of S entries;
 //    each thread sums its chunk (affine + XYZZ additions) in one flat loop, the threads of a
 //    warp in step; a bucket wholly inside the chunk is stored directly, a bucket cut by a
@@ -118,34 +118,23 @@ extern "C" __global__ void __launch_bounds__(1024) msm_scan(const u32* counts, u
   if (tid == 1023) out[B] = part[1023];
 }
 
-// Term i's entry (base index, sign in bit 31) placed in its bucket's range, if it has a
-// bucket (digit ≠ 0) and, with RANGED, the bucket is in [lo, hi).
-template <bool RANGED>
-__device__ __forceinline__ void scatter_term(const u32* digits, const u32* terms, u32* cursor, u32* sorted,
-                                             u32 m, u32 c, u32 lo, u32 hi) {
+// Each term whose bucket is in [lo, hi) places its entry (base index, sign in bit 31) in
+// its bucket's range. The host runs it over bucket ranges one after another (one range,
+// [0, B), for small MSMs), so each launch writes one stretch of the sorted array (the
+// range's entries are contiguous there), where its 4-byte entries land closer together
+// (msm.rs `scatter_passes`), at the price of reading every digit once a range.
+extern "C" __global__ void msm_scatter(const u32* digits, const u32* terms, u32* cursor, u32* sorted, u32 m, u32 c,
+                                       u32 lo, u32 hi) {
   const u32 i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m) return;
   const u32 half = 1u << (c - 1);
   const u32 raw = digits[i];
   if (raw == half) return;
   const u32 bucket = (raw > half ? raw - half : half - raw) - 1;
-  if (RANGED && (bucket < lo || bucket >= hi)) return;
+  if (bucket < lo || bucket >= hi) return;
   const u32 pos = atomicAdd(&cursor[bucket], 1u);
   const u32 base = terms ? terms[2 * i] : i;
   sorted[pos] = base | (raw < half ? 0x80000000u : 0u);
-}
-
-extern "C" __global__ void msm_scatter(const u32* digits, const u32* terms, u32* cursor, u32* sorted, u32 m, u32 c) {
-  scatter_term<false>(digits, terms, cursor, sorted, m, c, 0, 0);
-}
-
-// msm_scatter for the terms whose bucket is in [lo, hi) only: the host runs it over bucket
-// ranges one after another, so each launch writes one stretch of the sorted array (the
-// range's entries are contiguous there), where its 4-byte entries land closer together
-// (msm.rs `scatter_passes`), at the price of reading every digit once a range.
-extern "C" __global__ void msm_scatter_range(const u32* digits, const u32* terms, u32* cursor, u32* sorted, u32 m,
-                                             u32 c, u32 lo, u32 hi) {
-  scatter_term<true>(digits, terms, cursor, sorted, m, c, lo, hi);
 }
 
 // First bucket whose range holds position pos: the largest b with offsets[b] <= pos and

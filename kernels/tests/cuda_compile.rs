@@ -10,12 +10,11 @@ use cuzk_kernels::cuda::source;
 use cuzk_kernels::cuda::{driver_present, GpuError, GpuProver, ResidentBases};
 use cuzk_kernels::msm::scalars;
 
-const KERNELS: [&str; 22] = [
+const KERNELS: [&str; 21] = [
     "ntt_pass",
     "msm_digits",
     "msm_scan",
     "msm_scatter",
-    "msm_scatter_range",
     "msm_accumulate",
     "msm_accumulate_wide",
     "msm_fixup",

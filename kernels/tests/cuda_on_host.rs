@@ -108,12 +108,11 @@ template <class F> static void plan_msm() {
     u32 run = 0;
     for (u32 b = 0; b < B; b++) { off[b] = cursor[b] = run; run += counts[(size_t)w * B + b]; }
     off[B] = run;
-    // One launch (msm_scatter) or, window by window, 2..4 bucket ranges (msm_scatter_range).
+    // Window by window in 1..4 bucket ranges, as msm::scatter_passes may choose.
     const u32* dw = digits.data() + (size_t)w * m;
     const u32 passes = 1 + w % 4;
-    if (passes == 1) grid(m, [&] { msm_scatter(dw, terms.data(), cursor.data(), sorted.data(), m, c); });
-    for (u32 r = 0; passes > 1 && r < passes; r++)
-      grid(m, [&] { msm_scatter_range(dw, terms.data(), cursor.data(), sorted.data(), m, c, B * r / passes, B * (r + 1) / passes); });
+    for (u32 r = 0; r < passes; r++)
+      grid(m, [&] { msm_scatter(dw, terms.data(), cursor.data(), sorted.data(), m, c, B * r / passes, B * (r + 1) / passes); });
     const u32 threads = (m + S - 1) / S;
     std::vector<partial_p<F>> head(threads + 1), tail(threads + 1);
     xyzz_p<F>* bk = buckets.data() + (size_t)w * B;

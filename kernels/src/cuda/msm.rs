@@ -416,9 +416,8 @@ const SCATTER_ONE_LAUNCH: usize = 32 << 20;
 /// Above it, one more bucket range for each this many bytes of the sorted array.
 const SCATTER_STRETCH: usize = 256 << 20;
 
-/// Scatter launches a window of m terms: one launch (`msm_scatter`) while the sorted array
-/// fits [`SCATTER_ONE_LAUNCH`], else 1 + ceil(4·m / [`SCATTER_STRETCH`]) bucket ranges
-/// (`msm_scatter_range`): the L and A MSMs of a 32 GiB partition (~13 M terms) 2, the H MSM
+/// Scatter launches (`msm_scatter`, a bucket range each) a window of m terms: one while the
+/// sorted array fits [`SCATTER_ONE_LAUNCH`], else 1 + ceil(4·m / [`SCATTER_STRETCH`]): the L and A MSMs of a 32 GiB partition (~13 M terms) 2, the H MSM
 /// (2^27) 3. Every launch reads all m digits, and the random 4-byte writes of one cost less
 /// the smaller the stretch of the array they fall in. On the H200 (docs/perf.md), the
 /// scatter of a 2^27-term MSM: 78.1 ms in one launch a window, 54.3 in 2 ranges, 51.4 in 3,
@@ -536,6 +535,8 @@ pub(crate) fn enqueue_msm(
     let acc_s = chunk_len(dev, acc_kernel, 128, m)? as u32;
     let acc_threads = m.div_ceil(acc_s as usize);
     let (m32, c32, b32) = (m as u32, win.c, nb as u32);
+    // Bucket ranges a window is scattered in (the same for every window of this MSM).
+    let passes = scatter_passes(m) as u32;
     // Bucket reduction: about 64K threads a group, chunks of q buckets (the same q for
     // every group, so chunk results line up by window).
     let q = (g * nb).div_ceil(1 << 16).next_power_of_two().min(nb);
@@ -591,8 +592,8 @@ pub(crate) fn enqueue_msm(
                 let cursor = w.cursor.at(i * nb * 4);
                 let off = w.offsets.at(i * (nb + 1) * 4);
                 let buckets = w.buckets.at(i * nb * xb);
-                let passes = scatter_passes(m) as u32;
-                if passes <= 1 {
+                for r in 0..passes {
+                    let (lo, hi) = (b32 * r / passes, b32 * (r + 1) / passes);
                     dev.launch(
                         "msm scatter",
                         dev.k.msm_scatter,
@@ -600,21 +601,8 @@ pub(crate) fn enqueue_msm(
                         256,
                         0,
                         s,
-                        &mut args![digits, terms, cursor, w.sorted.ptr, m32, c32],
+                        &mut args![digits, terms, cursor, w.sorted.ptr, m32, c32, lo, hi],
                     )?;
-                } else {
-                    for r in 0..passes {
-                        let (lo, hi) = (b32 * r / passes, b32 * (r + 1) / passes);
-                        dev.launch(
-                            "msm scatter range",
-                            dev.k.msm_scatter_range,
-                            grid(m, 256),
-                            256,
-                            0,
-                            s,
-                            &mut args![digits, terms, cursor, w.sorted.ptr, m32, c32, lo, hi],
-                        )?;
-                    }
                 }
                 ph.end(dev, 1)?;
                 dev.launch(
