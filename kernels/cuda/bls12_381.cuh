@@ -70,11 +70,14 @@ struct fp_t { u32 v[12]; };
 // ~390 (Fp square) instructions instead of one per use keeps the hot loops inside the
 // instruction cache (inlined, the MSM's bucket accumulation ran ~6x under the multiply-add
 // ceiling, when a product was ~1100 instructions).
-// Fr keeps CIOS (fe_mul): Karatsuba + SOS over Fr (fe_mul_kara<FrP>, 4-limb halves) made
-// NTT 2^27 51.40 → 52.92 ms: 112 multiplies instead of 128, but the FMA-pipe count barely
-// moves (112 IMAD.WIDE + 41 IMAD → 102 + 49) while 67 IADD3 and 21 SEL are added (193 → 279
-// instructions). The NTT squares nothing (fe_sqr<FrP> unused). With r's low limbs added
-// (FrP), the product is 112 IMAD.WIDE, no IMAD, 93 IADD3 (216 instructions).
+// Fp: the G1 MSM is bound by the FMA-heavy pipe (IMAD.WIDE), so the product is Karatsuba
+// + SOS reduction (264 multiplies against CIOS's 300; more additions, which go to the ALU
+// pipe) and squares have their own function (234 multiplies): MSM 2^27 − 1 864.6 → 824.1 ms
+// on the H200 (docs/gpu.md). Fr keeps CIOS (fe_mul): Karatsuba + SOS over Fr (fe_mul_kara<FrP>,
+// 4-limb halves) made NTT 2^27 51.40 → 52.92 ms: 112 multiplies instead of 128, but the
+// FMA-pipe count barely moves (112 IMAD.WIDE + 41 IMAD → 102 + 49) while 67 IADD3 and 21 SEL
+// are added (193 → 279 instructions). The NTT squares nothing (fe_sqr<FrP> unused). With r's
+// low limbs added (FrP), the product is 112 IMAD.WIDE, no IMAD, 93 IADD3 (216 instructions).
 __device__ __noinline__ fr_t fr_mul(fr_t a, fr_t b) { fr_t r; fe_mul<FrP>(r.v, a.v, b.v); return r; }
 // Two independent products in one call, their rows alternating (fe_mul2): where a caller
 // has two at hand (the NTT's butterflies), the scheduler gets a second carry chain to issue
@@ -87,41 +90,20 @@ __device__ __noinline__ fr2_t fr_mul2(fr_t a0, fr_t b0, fr_t a1, fr_t b1) {
 }
 __device__ __forceinline__ fr_t fr_add(const fr_t& a, const fr_t& b) { fr_t r; fe_add<FrP>(r.v, a.v, b.v); return r; }
 __device__ __forceinline__ fr_t fr_sub(const fr_t& a, const fr_t& b) { fr_t r; fe_sub<FrP>(r.v, a.v, b.v); return r; }
-// Fp: the G1 and G2 MSMs are bound by the FMA-heavy pipe (IMAD.WIDE), so each product's
-// double-width half runs on the FP64 pipe (wide_f64.cuh: 8 limbs of 48 bits, 64 limb
-// products; squares 36) and only the Montgomery reduction of T < p·R (fe_redc_wide, 156
-// multiplies) on the integer pipe, where Karatsuba + SOS took 264 (squares 234).
-__device__ __noinline__ fp_t fp_mul(fp_t a, fp_t b) {
-  u32 t[24];
-  fe_mul_wide_f64(t, a.v, b.v);
-  fp_t r;
-  fe_redc_wide<FpP>(r.v, t);
-  return r;
-}
-__device__ __noinline__ fp_t fp_sqr(fp_t a) {
-  u32 t[24];
-  fe_sqr_wide_f64(t, a.v);
-  fp_t r;
-  fe_redc_wide<FpP>(r.v, t);
-  return r;
-}
-// (a·b − c·d)·R^{-1}: two double-width products, their difference (+ p·R where it borrows:
-// a·b, c·d < p² < p·R, fe_sub_wide) and one reduction, where fp_mul twice and fp_sub take
-// two: the Y3 of every point formula.
+__device__ __noinline__ fp_t fp_mul(fp_t a, fp_t b) { fp_t r; fe_mul_kara<FpP>(r.v, a.v, b.v); return r; }
+__device__ __noinline__ fp_t fp_sqr(fp_t a) { fp_t r; fe_sqr<FpP>(r.v, a.v); return r; }
+// (a·b − c·d)·R^{-1}: two double-width products and one reduction (fe_mul_sub_mul), 372
+// multiplies where fp_mul twice and fp_sub take 528: the Y3 of every point formula.
 __device__ __noinline__ fp_t fp_mul_sub_mul(fp_t a, fp_t b, fp_t c, fp_t d) {
-  u32 t[24], u[24];
-  fe_mul_wide_f64(t, a.v, b.v);
-  fe_mul_wide_f64(u, c.v, d.v);
-  fe_sub_wide<FpP>(t, t, u);
   fp_t r;
-  fe_redc_wide<FpP>(r.v, t);
+  fe_mul_sub_mul<FpP>(r.v, a.v, b.v, c.v, d.v);
   return r;
 }
 // The two halves of fp_mul as calls of their own, for Fp2 (fp2.cuh), whose products keep
 // their Karatsuba terms double-width and reduce two of three: a·b (2N limbs, any 12-limb
 // a, b, e.g. sums of two reduced elements) and T·R^{-1} for T < p·R.
 struct fpw_t { u32 v[24]; };
-__device__ __noinline__ fpw_t fp_mul_wide(fp_t a, fp_t b) { fpw_t r; fe_mul_wide_f64(r.v, a.v, b.v); return r; }
+__device__ __noinline__ fpw_t fp_mul_wide(fp_t a, fp_t b) { fpw_t r; fe_mul_kara_wide<FpP>(r.v, a.v, b.v); return r; }
 __device__ __noinline__ fp_t fp_redc(fpw_t t) { fp_t r; fe_redc_wide<FpP>(r.v, t.v); return r; }
 __device__ __forceinline__ fp_t fp_add(const fp_t& a, const fp_t& b) { fp_t r; fe_add<FpP>(r.v, a.v, b.v); return r; }
 __device__ __forceinline__ fp_t fp_sub(const fp_t& a, const fp_t& b) { fp_t r; fe_sub<FpP>(r.v, a.v, b.v); return r; }
