@@ -124,7 +124,7 @@ fn top_window_values_are_counted_and_crowded_widths_avoided() {
 #[test]
 fn synthetic_partition_is_consistent() {
     let (inputs, aux) = (7, 3000);
-    let p = SyntheticPartition::new(12, inputs, aux, (0.9, 0.3), ScalarMix::default(), 3);
+    let p = SyntheticPartition::new(12, inputs, aux, (0.9, 0.3), ScalarMix::PORE_32GIB, 3);
     let [h, l, a, b] = p.base_counts;
     assert_eq!(h, (1 << 12) - 1);
     assert_eq!(l, aux);

@@ -16,7 +16,7 @@ use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 fn small_partition(seed: u64) -> SyntheticPartition {
-    SyntheticPartition::new(12, 9, 4000, (0.997, 0.254), ScalarMix::default(), seed)
+    SyntheticPartition::new(12, 9, 4000, (0.997, 0.254), ScalarMix::ASSUMED_45_45, seed)
 }
 
 /// Every plan entry lands in exactly one piece, inside its base range; pieces tile the

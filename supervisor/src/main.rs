@@ -6,6 +6,7 @@
 mod admission;
 mod bench_c2;
 mod bench_gpu;
+mod bench_witness;
 mod children;
 mod config;
 mod fixture;
@@ -62,6 +63,9 @@ enum BenchCommand {
     /// The gpu stage's CUDA device against its CPU device on a real C1's partitions:
     /// sums equal, proofs bit-exact with the same r, s, verify_seal, timings.
     Gpu(bench_gpu::BenchGpuArgs),
+    /// The scalar mix of a real C1's partitions (L, A, B: zeros, ones, terms by bit
+    /// length, their Pippenger cost): what the synthetic 32 GiB partitions reproduce.
+    Witness(bench_witness::BenchWitnessArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -87,6 +91,7 @@ impl Command {
             Command::Run(_) | Command::Status(_) => None,
             Command::Bench(BenchCommand::C2(args)) => args.c1.param_cache.as_deref(),
             Command::Bench(BenchCommand::Gpu(args)) => args.c1.param_cache.as_deref(),
+            Command::Bench(BenchCommand::Witness(_)) => None,
         }
     }
 }
@@ -120,6 +125,9 @@ fn main() -> ExitCode {
         Command::Verify(args) => verify::run(args),
         Command::Bench(BenchCommand::C2(args)) => bench_c2::run(args).map(|()| ExitCode::SUCCESS),
         Command::Bench(BenchCommand::Gpu(args)) => bench_gpu::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Bench(BenchCommand::Witness(args)) => {
+            bench_witness::run(args).map(|()| ExitCode::SUCCESS)
+        }
         Command::Fixture(FixtureCommand::Seal(args)) => {
             fixture::run(args).map(|()| ExitCode::SUCCESS)
         }

@@ -16,6 +16,8 @@ use super::prover::GpuProver;
 use super::GpuError;
 use crate::msm::scalars::Limbs;
 use crate::msm::{MsmPlan, Query};
+use crate::synthetic::Drawn;
+pub use crate::synthetic::ScalarMix;
 
 /// The 32 GiB PoRep partition's shape (FIELD-NOTES.md).
 pub const PORE_32G_LOG2: u32 = 27;
@@ -24,23 +26,6 @@ pub const PORE_32G_AUX: usize = 130_169_893;
 /// Aux density in A and B (99.7 %, 25.4 %).
 pub const PORE_32G_A_DENSITY: f64 = 0.997;
 pub const PORE_32G_B_DENSITY: f64 = 0.254;
-
-/// Fractions of aux scalars equal to 0 and to 1 (the rest full width). An assumption:
-/// PoRep witnesses are mostly bits; measure real witnesses to refine.
-#[derive(Clone, Copy, Debug)]
-pub struct ScalarMix {
-    pub zero: f64,
-    pub one: f64,
-}
-
-impl Default for ScalarMix {
-    fn default() -> Self {
-        ScalarMix {
-            zero: 0.45,
-            one: 0.45,
-        }
-    }
-}
 
 /// A partition with everything `GpuPartition` borrows.
 pub struct SyntheticPartition {
@@ -99,30 +84,31 @@ fn bitmap(len: usize, density: f64, seed: u64) -> Vec<u64> {
 }
 
 /// Canonical scalars 0 / 1 / random full width (below 2^254 < r) in the proportions of
-/// `mix`, reproducible from `seed`.
-fn fill_mixed_scalars(scalars: &mut [Limbs], mix: ScalarMix, seed: u64) {
-    let (z, o) = (
-        (mix.zero * u32::MAX as f64) as u64,
-        ((mix.zero + mix.one) * u32::MAX as f64) as u64,
-    );
+/// `mix`: `in_b(j)` says whether scalar j belongs to a B variable. Reproducible from `seed`.
+fn fill_mixed_scalars(
+    scalars: &mut [Limbs],
+    mix: ScalarMix,
+    in_b: impl Fn(usize) -> bool + Sync,
+    seed: u64,
+) {
     scalars
         .par_chunks_mut(CHUNK)
         .enumerate()
         .for_each(|(i, ch)| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (i as u64) << 20);
-            for s in ch {
-                let u = rng.next_u32() as u64;
-                *s = if u < z {
-                    [0; 4]
-                } else if u < o {
-                    [1, 0, 0, 0]
-                } else {
-                    let mut l = [0u64; 4];
-                    for x in &mut l {
-                        *x = rng.next_u64();
+            for (j, s) in ch.iter_mut().enumerate() {
+                let u = rng.next_u32();
+                *s = match mix.fractions(in_b(i * CHUNK + j)).class(u) {
+                    Drawn::Zero => [0; 4],
+                    Drawn::One => [1, 0, 0, 0],
+                    Drawn::Full => {
+                        let mut l = [0u64; 4];
+                        for x in &mut l {
+                            *x = rng.next_u64();
+                        }
+                        l[3] &= u64::MAX >> 2;
+                        l
                     }
-                    l[3] &= u64::MAX >> 2;
-                    l
                 };
             }
         });
@@ -146,12 +132,14 @@ impl SyntheticPartition {
         fill_fr(&mut a, seed ^ 1);
         fill_fr(&mut b, seed ^ 2);
         fill_fr(&mut c, seed ^ 3);
-        let mut scalars = vec![[0u64; 4]; inputs + aux];
-        fill_mixed_scalars(&mut scalars, mix, seed ^ 0xabcd);
-        scalars[0] = [1, 0, 0, 0]; // input 0 is ONE
         let a_aux = bitmap(aux, dens.0, seed ^ 4);
         let b_aux = bitmap(aux, dens.1, seed ^ 5);
         let b_in = bitmap(inputs, 1.0, seed ^ 6);
+        // Every input is in B; aux j by its B bit.
+        let in_b = |j: usize| j < inputs || crate::witness::density_bit(&b_aux, j - inputs);
+        let mut scalars = vec![[0u64; 4]; inputs + aux];
+        fill_mixed_scalars(&mut scalars, mix, in_b, seed ^ 0xabcd);
+        scalars[0] = [1, 0, 0, 0]; // input 0 is ONE
         let (z_in, z_aux) = scalars.split_at(inputs);
         let dense = |s, start, base| Query {
             scalars: s,
@@ -360,13 +348,13 @@ pub fn b_g2_count(scale: f64) -> usize {
 }
 
 /// The B_G2 MSM of a 32 GiB-shaped partition: one base per B-variable (all 328 inputs and
-/// 25.4 % of the aux), scalars drawn with `mix` (by default 45 % zero, 45 % one, 10 % full
-/// width: ~33.06 M bases, ~14.9 M ones, ~3.3 M terms), the scalars indexed by base (a dense
+/// 25.4 % of the aux), scalars drawn with the mix of B's variables (ScalarMix::PORE_32GIB:
+/// ~33.06 M bases, ~15.9 M ones, ~1.2 M terms), the scalars indexed by base (a dense
 /// query: term (b, s) has s = b). Returns (base count, scalars, plan).
 pub fn b_g2_shape(scale: f64, mix: ScalarMix, seed: u64) -> (usize, Vec<Limbs>, MsmPlan) {
     let count = b_g2_count(scale);
     let mut scalars = vec![[0u64; 4]; count];
-    fill_mixed_scalars(&mut scalars, mix, seed ^ 0x62_6732);
+    fill_mixed_scalars(&mut scalars, mix, |_| true, seed ^ 0x62_6732);
     let plan = MsmPlan::build(&[Query {
         scalars: &scalars,
         scalar_start: 0,

@@ -5,6 +5,7 @@
 mod batch_affine;
 mod batch_sum;
 mod curve;
+pub mod mix;
 mod pippenger;
 mod plan;
 pub mod scalars;

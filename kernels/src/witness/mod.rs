@@ -3,9 +3,12 @@
 //! [`WitnessWriter`] is a bellpepper `ConstraintSystem` that synthesizes any bellperson
 //! circuit straight into [`WitnessBuffers`]: the a, b, c evaluations, the assignments and
 //! the density bitmaps. It computes exactly what bellperson's own prover records, so a
-//! proof from these buffers is the proof bellperson would make.
+//! proof from these buffers is the proof bellperson would make. [`census::CensusCs`] counts
+//! a circuit's variables by the gadget that allocated them (the scalar mix of sizes we
+//! cannot synthesize here).
 
 mod buffers;
+pub mod census;
 mod shape;
 mod writer;
 

@@ -205,7 +205,7 @@ pub(crate) fn b_g2_scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
     let scale: f64 = env_or("CUZK_G2_SCALE", 1.0);
     let threads: usize = env_or("CUZK_G2_CPU_THREADS", 6);
     let t = Instant::now();
-    let (count, s, plan) = synthetic::b_g2_shape(scale, ScalarMix::default(), seed ^ 0x6500);
+    let (count, s, plan) = synthetic::b_g2_shape(scale, scale_mix(), seed ^ 0x6500);
     let bases = synthetic::random_g2_bases(count, seed ^ 0x6501);
     rep.row(
         "B_G2 shape: bases + scalars (host)",

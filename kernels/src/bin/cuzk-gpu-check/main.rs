@@ -164,6 +164,17 @@ fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
+/// The scalar mix of the synthetic 32 GiB partition and B_G2 shape: `CUZK_SCALE_MIX` =
+/// `32gib` (default: the mix predicted for a real 32 GiB witness) or `assumed` (45 % zeros,
+/// 45 % ones, 10 % full width: what the runs before 2026-12-02 17:00 UTC used).
+fn scale_mix() -> ScalarMix {
+    let name = std::env::var("CUZK_SCALE_MIX").unwrap_or_else(|_| "32gib".into());
+    ScalarMix::by_name(&name).unwrap_or_else(|| {
+        eprintln!("CUZK_SCALE_MIX={name}: use 32gib or assumed");
+        std::process::exit(2)
+    })
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let mode = args.get(1).map(String::as_str).unwrap_or("correctness");

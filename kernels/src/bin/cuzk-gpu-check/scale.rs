@@ -10,7 +10,7 @@ pub(crate) fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
         synthetic::PORE_32G_INPUTS,
         synthetic::PORE_32G_AUX,
         (synthetic::PORE_32G_A_DENSITY, synthetic::PORE_32G_B_DENSITY),
-        ScalarMix::default(),
+        scale_mix(),
         seed,
     );
     let t_part = ms(t.elapsed());

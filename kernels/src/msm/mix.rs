@@ -1,0 +1,75 @@
+//! The scalar mix of a classified MSM: how many of its scalars are skipped (0), batch-added
+//! (1) or go to Pippenger, and how wide the Pippenger scalars are. Pippenger's work is one
+//! bucket addition per nonzero signed digit, so a scalar below 2^c costs one window (or two,
+//! from 2^{c−1}) where a full-width one costs all W: the widths decide an MSM's cost as much
+//! as the counts. `cuzk bench witness` prints this for real C1s; the synthetic partitions
+//! (crate::synthetic) draw their scalars to match it.
+
+use super::plan::MsmPlan;
+use super::scalars::Limbs;
+use crate::cuda::msm::Windows;
+
+/// Window widths the nonzero digits are counted at: the ones the GPU picks for the L, A, B
+/// MSMs of a 32 GiB partition (c = 20 from 2^23 terms, 16 for B's ~3.3 M).
+pub const DIGIT_WIDTHS: [u32; 2] = [16, 20];
+
+/// Counts over one plan.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MixStats {
+    pub zeros: usize,
+    pub ones: usize,
+    /// Pippenger terms (neither 0 nor 1).
+    pub terms: usize,
+    /// Terms by bit length of their scalar: `by_bits[b]` scalars have their top set bit at
+    /// b − 1 (b in 2..=255).
+    pub by_bits: Vec<usize>,
+    /// Nonzero signed digits summed over the terms, at each width of [`DIGIT_WIDTHS`]
+    /// (the recoding `msm_digits` does: Windows::digits).
+    pub nonzero_digits: [u64; 2],
+}
+
+impl MixStats {
+    /// The plan's terms' scalars read from `scalars` (the array the plan indexes).
+    pub fn of(plan: &MsmPlan, scalars: &[Limbs]) -> MixStats {
+        let windows = DIGIT_WIDTHS.map(Windows::for_width);
+        let mut s = MixStats {
+            zeros: plan.zeros,
+            ones: plan.ones.len(),
+            terms: plan.terms.len(),
+            by_bits: vec![0; 256],
+            nonzero_digits: [0; 2],
+        };
+        for &[_, si] in &plan.terms {
+            let k = &scalars[si as usize];
+            s.by_bits[bit_length(k)] += 1;
+            for (n, w) in s.nonzero_digits.iter_mut().zip(&windows) {
+                *n += w.digits(k).iter().filter(|&&d| d != 0).count() as u64;
+            }
+        }
+        s
+    }
+
+    pub fn total(&self) -> usize {
+        self.zeros + self.ones + self.terms
+    }
+
+    /// Terms whose scalar has at most `bits` bits.
+    pub fn terms_up_to(&self, bits: usize) -> usize {
+        self.by_bits[..=bits.min(255)].iter().sum()
+    }
+
+    /// Pippenger's bucket additions at width [`DIGIT_WIDTHS`]`[i]` as a number of
+    /// full-width terms (each of those has W nonzero digits but for a 2^{−c} chance).
+    pub fn full_width_equivalent(&self, i: usize) -> f64 {
+        let w = Windows::for_width(DIGIT_WIDTHS[i]);
+        self.nonzero_digits[i] as f64 / w.windows as f64
+    }
+}
+
+/// Number of bits of `k` (0 for 0).
+pub fn bit_length(k: &Limbs) -> usize {
+    (0..4)
+        .rev()
+        .find(|&i| k[i] != 0)
+        .map_or(0, |i| 64 * i + 64 - k[i].leading_zeros() as usize)
+}

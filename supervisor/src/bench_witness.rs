@@ -1,0 +1,336 @@
+//! `cuzk bench witness`: the scalar mix of L, A and B, measured on a real C1's partitions
+//! or predicted for a sector size we cannot synthesize here.
+//!
+//! - `--c1 FILE`: synthesizes each partition (no parameters needed: the shape is counted
+//!   from the circuit) and prints, per MSM, the zeros, ones and Pippenger terms, the terms
+//!   by bit length and the bucket additions they cost at the GPU's window widths; the
+//!   census of its gadgets (witness::census) goes to `--census-out`.
+//! - `--blank-sector-size 32GiB`: the census of the blank partition circuit, built from
+//!   the public parameters alone.
+//! - `--learn FILE...` (either mode): the mix predicted from the classes of the censuses
+//!   given (real ones), printed beside the measurement when there is one.
+//!
+//! The synthetic 32 GiB partitions draw their scalars from the mix this predicts
+//! (kernels/src/synthetic.rs, docs/gpu.md).
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use bellpepper_core::Circuit;
+use cuzk_c1::proof_type::{interactive_proof_type, parse_sector_size};
+use cuzk_c1::{with_tree_shape, C1Input, GivenIds, ShapeVisitor};
+use cuzk_kernels::groth16::steps::{self, Densities};
+use cuzk_kernels::msm::mix::{MixStats, DIGIT_WIDTHS};
+use cuzk_kernels::msm::scalars::{self, Limbs};
+use cuzk_kernels::witness::census::{Census, CensusCs, Predicted, QUERIES};
+use cuzk_kernels::witness::{CircuitShape, OwnedWitness};
+use cuzk_synthesis::{synthesize_partition, with_porep_circuits, CircuitsVisitor, PorepCircuits};
+use filecoin_proofs::constants::DefaultPieceHasher;
+use filecoin_proofs::parameters::public_params;
+use filecoin_proofs::MerkleTreeTrait;
+use indicatif::{ProgressBar, ProgressStyle};
+use storage_proofs_core::compound_proof::CompoundProof;
+use storage_proofs_porep::stacked::{StackedCompound, StackedDrg};
+
+use crate::progress;
+
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["c1", "blank_sector_size", "census"])))]
+pub struct BenchWitnessArgs {
+    /// A real C1 file: its partitions are synthesized and measured.
+    #[arg(long)]
+    pub c1: Option<PathBuf>,
+    /// Miner actor id, when the C1 has no MinerID.
+    #[arg(long)]
+    pub miner_id: Option<u64>,
+    /// Sector number, when the C1 has no SectorNum.
+    #[arg(long)]
+    pub sector_num: Option<u64>,
+    /// No C1: the blank partition circuit of this sector size (2KiB ... 64GiB).
+    #[arg(long)]
+    pub blank_sector_size: Option<String>,
+    /// No C1: a census written by an earlier run (--census-out), e.g. the blank 32 GiB
+    /// circuit's, which takes minutes to count.
+    #[arg(long)]
+    pub census: Option<PathBuf>,
+    /// Write the census (classes of aux variables, JSON) here; with --c1, of partition 0.
+    #[arg(long)]
+    pub census_out: Option<PathBuf>,
+    /// Censuses of real witnesses (--census-out of earlier runs) to predict the mix from.
+    #[arg(long, num_args = 1..)]
+    pub learn: Vec<PathBuf>,
+}
+
+pub fn run(args: &BenchWitnessArgs) -> Result<()> {
+    let learned: Vec<Census> = args
+        .learn
+        .iter()
+        .map(|p| {
+            let text =
+                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            let c: Census = serde_json::from_str(&text)
+                .with_context(|| format!("{}: not a census", p.display()))?;
+            if !c.with_values {
+                bail!(
+                    "{}: a blank circuit's census has no values to learn from",
+                    p.display()
+                );
+            }
+            Ok(c)
+        })
+        .collect::<Result<_>>()?;
+    let census = match (&args.c1, &args.blank_sector_size) {
+        (None, None) if args.census.is_some() => {
+            let census = read_census(args.census.as_ref().expect("checked"))?;
+            print_census(&census);
+            if !learned.is_empty() {
+                print_predicted(&census.predict(&learned), None);
+            }
+            census
+        }
+        (Some(path), _) => {
+            let c1 = C1Input::read(
+                path,
+                GivenIds {
+                    miner_id: args.miner_id,
+                    sector_num: args.sector_num,
+                },
+            )?;
+            with_porep_circuits(&c1, Measure { learned: &learned })??
+        }
+        (None, Some(size)) => {
+            let Some(sector_size) = parse_sector_size(size) else {
+                bail!("unsupported sector size {size:?}: use 2KiB, 8MiB, 512MiB, 32GiB or 64GiB");
+            };
+            let census = with_tree_shape(sector_size, Blank { sector_size })
+                .context("no PoRep tree shape for this sector size")??;
+            print_census(&census);
+            if !learned.is_empty() {
+                print_predicted(&census.predict(&learned), None);
+            }
+            census
+        }
+        (None, None) => bail!("give --c1, --blank-sector-size or --census"),
+    };
+    if let Some(out) = &args.census_out {
+        std::fs::write(out, serde_json::to_string_pretty(&census)?)
+            .with_context(|| format!("writing {}", out.display()))?;
+        println!(
+            "census written to {} ({} classes)",
+            out.display(),
+            census.classes.len()
+        );
+    }
+    Ok(())
+}
+
+fn read_census(p: &std::path::Path) -> Result<Census> {
+    let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{}: not a census", p.display()))
+}
+
+struct Measure<'a> {
+    learned: &'a [Census],
+}
+
+impl CircuitsVisitor for Measure<'_> {
+    type Output = Result<Census>;
+
+    fn visit<Tree: 'static + MerkleTreeTrait>(
+        self,
+        circuits: PorepCircuits<'_, Tree>,
+    ) -> Result<Census> {
+        let mut first = None;
+        for k in 0..circuits.partitions() {
+            let shape = CircuitShape::of(circuits.partition(k)?.circuit)?;
+            let mut witness = OwnedWitness::new(shape);
+            synthesize_partition(circuits.partition(k)?, &shape, witness.buffers())?;
+            let w = witness.buffers();
+            let d = Densities {
+                a_aux: w.a_aux_density,
+                b_input: w.b_input_density,
+                b_aux: w.b_aux_density,
+            };
+            let z: Vec<Limbs> = w.inputs[..shape.num_inputs]
+                .iter()
+                .chain(&w.aux[..shape.num_aux])
+                .map(scalars::to_limbs)
+                .collect();
+            let plans = steps::plan_msms(&z, shape.num_inputs, d);
+            println!(
+                "partition {k}: {} constraints, {} inputs, {} aux",
+                shape.num_constraints, shape.num_inputs, shape.num_aux
+            );
+            let stats = [
+                MixStats::of(&plans.l, &z),
+                MixStats::of(&plans.a, &z),
+                MixStats::of(&plans.b, &z),
+            ];
+            print_measured(&stats);
+            let mut cs = CensusCs::new(true, None);
+            circuits.partition(k)?.circuit.synthesize(&mut cs)?;
+            let census = cs.finish();
+            if !self.learned.is_empty() {
+                print_predicted(&census.predict(self.learned), Some(&stats));
+            }
+            first.get_or_insert(census);
+        }
+        first.context("the C1 has no partitions")
+    }
+}
+
+type Compound<Tree> = StackedCompound<Tree, DefaultPieceHasher>;
+
+struct Blank {
+    sector_size: u64,
+}
+
+impl ShapeVisitor for Blank {
+    type Output = Result<Census>;
+
+    fn visit<Tree: 'static + MerkleTreeTrait>(self) -> Result<Census> {
+        let proof =
+            interactive_proof_type(self.sector_size).context("no interactive PoRep proof type")?;
+        let public_params = public_params::<Tree>(&proof.as_v1_config())?;
+        let blank = || {
+            <Compound<Tree> as CompoundProof<StackedDrg<'_, Tree, DefaultPieceHasher>, _>>::blank_circuit(
+                &public_params,
+            )
+        };
+        let spinner =
+            progress::spinner("counting the blank partition circuit's constraints".into());
+        let shape = CircuitShape::of(blank())?;
+        spinner.finish_and_clear();
+        println!(
+            "blank partition circuit: {} constraints, {} inputs, {} aux",
+            shape.num_constraints, shape.num_inputs, shape.num_aux
+        );
+        let done = AtomicU64::new(0);
+        let bar = ProgressBar::new(shape.num_constraints as u64);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "census {bar:30} {pos}/{len} constraints, {per_sec}, ETA {eta}",
+            )
+            .expect("the bar template is valid"),
+        );
+        let started = Instant::now();
+        let census = std::thread::scope(|s| {
+            let watcher = s.spawn(|| {
+                let mut last_line = Instant::now();
+                while !bar.is_finished() {
+                    std::thread::sleep(Duration::from_millis(250));
+                    let n = done.load(Ordering::Relaxed);
+                    bar.set_position(n);
+                    // Not a terminal (a log): a line every 10 s instead of the bar.
+                    if bar.is_hidden() && last_line.elapsed() >= Duration::from_secs(10) {
+                        let rate = n as f64 / started.elapsed().as_secs_f64();
+                        let left =
+                            (shape.num_constraints as f64 - n as f64).max(0.0) / rate.max(1.0);
+                        eprintln!(
+                            "census: {n} of {} constraints, {:.1} M/s, ETA {left:.0} s",
+                            shape.num_constraints,
+                            rate / 1e6
+                        );
+                        last_line = Instant::now();
+                    }
+                }
+            });
+            let mut cs = CensusCs::new(false, Some(&done));
+            let r = blank().synthesize(&mut cs).map(|()| cs.finish());
+            bar.finish_and_clear();
+            watcher.join().expect("the progress thread does not panic");
+            r
+        })?;
+        println!(
+            "census taken in {}",
+            progress::minutes_seconds(started.elapsed())
+        );
+        Ok(census)
+    }
+}
+
+/// Percent of `n` in `of`.
+fn pct(n: f64, of: f64) -> f64 {
+    100.0 * n / of.max(1.0)
+}
+
+fn print_measured(stats: &[MixStats; 3]) {
+    println!(
+        "  measured {:>11} {:>7} {:>7} {:>7} | terms with at most 8 / 16 / 32 / 64 / 128 / 253 bits, % of terms | full-width equivalent at c = {} / {}",
+        "scalars", "0 %", "1 %", "other %", DIGIT_WIDTHS[0], DIGIT_WIDTHS[1]
+    );
+    for (name, s) in QUERIES.iter().zip(stats) {
+        let n = s.total() as f64;
+        let up_to = [8, 16, 32, 64, 128, 253]
+            .map(|b| format!("{:5.1}", pct(s.terms_up_to(b) as f64, s.terms as f64)));
+        println!(
+            "  {:<8} {:>11} {:>7.2} {:>7.2} {:>7.2} | {} | {:.0} / {:.0} terms ({:.2} / {:.2} % of the scalars)",
+            name,
+            s.total(),
+            pct(s.zeros as f64, n),
+            pct(s.ones as f64, n),
+            pct(s.terms as f64, n),
+            up_to.join(" "),
+            s.full_width_equivalent(0),
+            s.full_width_equivalent(1),
+            pct(s.full_width_equivalent(0), n),
+            pct(s.full_width_equivalent(1), n),
+        );
+    }
+}
+
+fn print_census(c: &Census) {
+    let t = c.totals();
+    println!(
+        "census: {} constraints, {} inputs, {} classes; aux variables in L / A / B: {} / {} / {}",
+        c.constraints,
+        c.inputs,
+        c.classes.len(),
+        t[0].vars,
+        t[1].vars,
+        t[2].vars
+    );
+}
+
+/// The prediction, and beside it the measured aux mix when there is one (the measured
+/// plans also hold the inputs: 40 of 2.7 M scalars at 2 KiB).
+fn print_predicted(p: &[Predicted; 3], measured: Option<&[MixStats; 3]>) {
+    println!("  predicted from the learned classes (0 % / 1 % / other %; unseen classes counted as other):");
+    // The aux variables outside B (L less B): the synthetic witness draws B's variables and
+    // the others from two mixes (synthetic::ScalarMix).
+    let outside_b = Predicted {
+        vars: p[0].vars - p[2].vars,
+        zeros: p[0].zeros - p[2].zeros,
+        ones: p[0].ones - p[2].ones,
+        others: p[0].others - p[2].others,
+        unseen: p[0].unseen - p[2].unseen,
+    };
+    let rows = [p[0], p[1], p[2], outside_b];
+    for (q, name) in QUERIES.iter().chain(&["not B"]).enumerate() {
+        let p = &rows;
+        let n = p[q].vars as f64;
+        let line = format!(
+            "  {:<8} {:>11} {:>7.2} {:>7.2} {:>7.2} (unseen {:.3} %)",
+            name,
+            p[q].vars,
+            pct(p[q].zeros, n),
+            pct(p[q].ones, n),
+            pct(p[q].others, n),
+            pct(p[q].unseen as f64, n)
+        );
+        match measured.and_then(|m| m.get(q)) {
+            Some(s) => {
+                let t = s.total() as f64;
+                println!(
+                    "{line}   measured {:.2} / {:.2} / {:.2}",
+                    pct(s.zeros as f64, t),
+                    pct(s.ones as f64, t),
+                    pct(s.terms as f64, t)
+                );
+            }
+            None => println!("{line}"),
+        }
+    }
+}
