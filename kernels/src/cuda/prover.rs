@@ -102,6 +102,10 @@ pub struct GpuTimings {
     pub msm_b_g1: Duration,
     /// Zero when B_G2 was not asked for.
     pub msm_b_g2: Duration,
+    /// Of msm_l, msm_a, msm_b_g1, msm_b_g2: the batch addition of the scalars equal to 1
+    /// (the rest is the Pippenger "tail" over the other scalars). Zero when the bases are
+    /// streamed (the two parts then alternate piece by piece) or B_G2 was not asked for.
+    pub ones: [Duration; 4],
     /// Window sums back to the host and combined there.
     pub finish: Duration,
     /// This partition's `a` was on the device already (uploaded during the previous call).
@@ -174,7 +178,7 @@ pub struct GpuProver {
     /// The G1 MSMs' result slots, SLOT per piece.
     results: DevBuf,
     g2: Option<G2Part>,
-    ev: [Event; 14],
+    ev: [Event; 18],
     registered: Vec<usize>,
     /// Last: dropped after the events (fields drop in declaration order).
     dev: Device,
@@ -383,7 +387,7 @@ impl GpuProver {
             work: MsmWork::carve_for(&mut dev, Curve::G2, g2_terms),
             results: dev.carve(plan.pieces()[4] * SLOT * XYZZ2_BYTES),
         });
-        let ev = [(); 14].map(|_| dev.event());
+        let ev = [(); 18].map(|_| dev.event());
         let ev = ev
             .into_iter()
             .collect::<Result<Vec<_>, _>>()?
@@ -578,7 +582,7 @@ impl GpuProver {
         self.tables.prepare(&self.dev, log_n)?;
         let d = &self.dev;
         let (cs, ks) = (d.copy, d.compute);
-        let [e_up0, e_a, e_b, e_c, e_rest, e_k0, e_ntt, e_h, e_l, e_a2, e_b2, e_g2, e_next0, e_next] =
+        let [e_up0, e_a, e_b, e_c, e_rest, e_k0, e_ntt, e_h, e_l, e_a2, e_b2, e_g2, e_next0, e_next, e_lt, e_at, e_bt, e_g2t] =
             &self.ev;
 
         // Uploads go on the copy stream, each followed by an event the compute stream waits
@@ -623,6 +627,7 @@ impl GpuProver {
             plan: None,
             scalars: h,
             host: host.map(|b| b.h),
+            terms_done: None,
         };
         let mut first = 0;
         let win_h = enqueue_sum(
@@ -656,6 +661,7 @@ impl GpuProver {
                 plan: Some((plan, terms, ones)),
                 scalars: self.scalars.ptr,
                 host: host_g1.map(|h| h[i]),
+                terms_done: Some([e_lt, e_at, e_bt][i]),
             };
             let w = enqueue_sum(d, &self.work, &mut self.stream, &spec, self.results, first)?;
             wins.push((first, w));
@@ -673,6 +679,7 @@ impl GpuProver {
                     plan: Some((p.b_plan, terms, ones)),
                     scalars: self.scalars.ptr,
                     host: host.and_then(|b| b.b_g2),
+                    terms_done: Some(e_g2t),
                 };
                 let w = enqueue_sum(d, &g.work, &mut self.stream, &spec, g.results, 0)?;
                 e_g2.record(ks)?;
@@ -726,6 +733,20 @@ impl GpuProver {
                 ms(e_b2, e_g2)?
             } else {
                 Duration::ZERO
+            },
+            ones: if self.stream.is_some() {
+                [Duration::ZERO; 4]
+            } else {
+                [
+                    ms(e_lt, e_l)?,
+                    ms(e_at, e_a2)?,
+                    ms(e_bt, e_b2)?,
+                    if b_g2.is_some() {
+                        ms(e_g2t, e_g2)?
+                    } else {
+                        Duration::ZERO
+                    },
+                ]
             },
             finish: t_fin.elapsed(),
             a_ahead,

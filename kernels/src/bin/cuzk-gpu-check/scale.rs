@@ -138,6 +138,16 @@ pub(crate) fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
             .map(|(name, d)| format!("{name} {:.0}", ms(*d)))
             .collect();
         s.push(format!("finish {:.0}", ms(t.finish)));
+        // Of msm_l, msm_a, msm_b_g1, msm_b_g2: the batch additions of the ones (the rest
+        // is each MSM's Pippenger tail); absent when streamed.
+        for (name, d) in ["ones_l", "ones_a", "ones_b_g1", "ones_b_g2"]
+            .iter()
+            .zip(t.ones)
+        {
+            if d > std::time::Duration::ZERO {
+                s.push(format!("{name} {:.1}", ms(d)));
+            }
+        }
         s.join(" ")
     };
     let mut resident = None;

@@ -4,7 +4,7 @@
 
 use cudarc::driver::sys::CUdeviceptr;
 
-use super::super::device::{DevBuf, Device};
+use super::super::device::{DevBuf, Device, Event};
 use super::super::layout::{DeviceXyzz, FR_BYTES};
 use super::super::memory_plan::SLOT;
 use super::super::msm::{self, MsmWork, Windows, MAX_WINDOWS};
@@ -20,6 +20,9 @@ pub(super) struct SumSpec<'p, T> {
     pub(super) plan: Option<(PlanRef<'p>, CUdeviceptr, CUdeviceptr)>,
     pub(super) scalars: CUdeviceptr,
     pub(super) host: Option<&'p [T]>,
+    /// Recorded on the compute stream between the terms' Pippenger and the ones' batch
+    /// addition when the MSM runs in one piece (resident bases): the two parts' times.
+    pub(super) terms_done: Option<&'p Event>,
 }
 
 /// Enqueues one MSM of `prove` (Pippenger over the plan's terms, batch addition over its
@@ -67,6 +70,9 @@ pub(super) fn enqueue_sum<T>(
                 let terms = terms + (pc.terms.start * 8) as u64;
                 let nt = pc.terms.len();
                 let w = msm::enqueue_msm(d, work, base0, terms, nt, spec.scalars, out)?;
+                if let (Some(e), 1) = (spec.terms_done, pieces.len()) {
+                    e.record(d.compute)?;
+                }
                 let ones = ones + (pc.ones.start * 4) as u64;
                 msm::enqueue_batch_add(d, work, base0, ones, pc.ones.len(), ones_out)?;
                 w
