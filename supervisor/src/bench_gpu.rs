@@ -13,7 +13,6 @@ use cuzk_epilogue::{assemble_proof, verify_proof_bytes, PartitionProof};
 use cuzk_kernels::cuda::{GpuPartition, GpuProver, ResidentBases};
 use cuzk_kernels::groth16::steps::{self, Densities};
 use cuzk_kernels::groth16::{combine, MsmResults};
-use cuzk_kernels::msm::scalars::{self, Limbs};
 use cuzk_kernels::srs::{Srs, Validation};
 use cuzk_kernels::witness::{CircuitShape, OwnedWitness};
 use cuzk_synthesis::{
@@ -103,18 +102,11 @@ impl CircuitsVisitor for Compare<'_> {
             let t_synth = started.elapsed();
             let w = witness.buffers();
             let n = shape.domain_size();
-            let d = Densities {
-                a_aux: w.a_aux_density,
-                b_input: w.b_input_density,
-                b_aux: w.b_aux_density,
-            };
+            let d = Densities::of(&w);
             steps::check_params(&view, &shape, d)?;
             let started = Instant::now();
-            let z: Vec<Limbs> = w.inputs[..shape.num_inputs]
-                .iter()
-                .chain(&w.aux[..shape.num_aux])
-                .map(scalars::to_limbs)
-                .collect();
+            let z =
+                steps::canonical_assignment(&w.inputs[..shape.num_inputs], &w.aux[..shape.num_aux]);
             let plans = steps::plan_msms(&z, shape.num_inputs, d);
             let t_prep = started.elapsed();
             let started = Instant::now();

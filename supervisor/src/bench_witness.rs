@@ -23,7 +23,6 @@ use cuzk_c1::proof_type::{interactive_proof_type, parse_sector_size};
 use cuzk_c1::{with_tree_shape, C1Input, GivenIds, ShapeVisitor};
 use cuzk_kernels::groth16::steps::{self, Densities};
 use cuzk_kernels::msm::mix::{MixStats, DIGIT_WIDTHS};
-use cuzk_kernels::msm::scalars::{self, Limbs};
 use cuzk_kernels::witness::census::{Census, CensusCs, Predicted, QUERIES};
 use cuzk_kernels::witness::{CircuitShape, OwnedWitness};
 use cuzk_synthesis::{synthesize_partition, with_porep_circuits, CircuitsVisitor, PorepCircuits};
@@ -148,16 +147,9 @@ impl CircuitsVisitor for Measure<'_> {
             let mut witness = OwnedWitness::new(shape);
             synthesize_partition(circuits.partition(k)?, &shape, witness.buffers())?;
             let w = witness.buffers();
-            let d = Densities {
-                a_aux: w.a_aux_density,
-                b_input: w.b_input_density,
-                b_aux: w.b_aux_density,
-            };
-            let z: Vec<Limbs> = w.inputs[..shape.num_inputs]
-                .iter()
-                .chain(&w.aux[..shape.num_aux])
-                .map(scalars::to_limbs)
-                .collect();
+            let d = Densities::of(&w);
+            let z =
+                steps::canonical_assignment(&w.inputs[..shape.num_inputs], &w.aux[..shape.num_aux]);
             let plans = steps::plan_msms(&z, shape.num_inputs, d);
             println!(
                 "partition {k}: {} constraints, {} inputs, {} aux",

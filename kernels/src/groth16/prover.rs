@@ -4,12 +4,10 @@
 use std::time::{Duration, Instant};
 
 use blstrs::Scalar as Fr;
-use rayon::prelude::*;
 
 use super::epilogue::{combine, MsmResults};
 use super::steps::{self, Densities};
 use super::Proof;
-use crate::msm::scalars::{self, Limbs};
 use crate::srs::Srs;
 use crate::witness::{CircuitShape, WitnessBuffers};
 
@@ -64,15 +62,7 @@ pub fn prove(
     t.quotient = start.elapsed();
 
     let start = Instant::now();
-    // One canonical scalar array for the whole assignment: inputs, then aux (a slot holds
-    // them contiguously already; here they are two buffers).
-    let mut z: Vec<Limbs> = Vec::with_capacity(n_in + n_aux);
-    z.par_extend(
-        w.inputs[..n_in]
-            .par_iter()
-            .chain(w.aux[..n_aux].par_iter())
-            .map(scalars::to_limbs),
-    );
+    let z = steps::canonical_assignment(&w.inputs[..n_in], &w.aux[..n_aux]);
     let plans = steps::plan_msms(&z, n_in, d);
     t.prep = start.elapsed();
 

@@ -16,7 +16,7 @@ use crate::msm::scalars::{self, Limbs};
 use crate::msm::{MsmPlan, PlanRef, Query};
 use crate::ntt::Domain;
 use crate::srs::SrsView;
-use crate::witness::{density_count, CircuitShape};
+use crate::witness::{density_count, CircuitShape, WitnessBuffers};
 
 /// The density bitmaps synthesis produced.
 #[derive(Clone, Copy, Debug)]
@@ -24,6 +24,31 @@ pub struct Densities<'a> {
     pub a_aux: &'a [u64],
     pub b_input: &'a [u64],
     pub b_aux: &'a [u64],
+}
+
+impl<'a> Densities<'a> {
+    /// The bitmaps of a witness in heap buffers.
+    pub fn of(w: &'a WitnessBuffers<'_>) -> Self {
+        Densities {
+            a_aux: w.a_aux_density,
+            b_input: w.b_input_density,
+            b_aux: w.b_aux_density,
+        }
+    }
+}
+
+/// The assignment z = (inputs…, aux…) as one array of canonical scalars, from the two
+/// heap buffers a witness keeps them in (a slot holds them contiguously already and uses
+/// `assignment_to_limbs` in place).
+pub fn canonical_assignment(inputs: &[Fr], aux: &[Fr]) -> Vec<Limbs> {
+    let mut z: Vec<Limbs> = Vec::with_capacity(inputs.len() + aux.len());
+    z.par_extend(
+        inputs
+            .par_iter()
+            .chain(aux.par_iter())
+            .map(scalars::to_limbs),
+    );
+    z
 }
 
 /// The classified L, A and B MSMs of one partition.
