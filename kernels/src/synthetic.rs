@@ -16,8 +16,8 @@ use rayon::prelude::*;
 use crate::witness::{density_count, CircuitShape, WitnessBuffers};
 
 /// Fractions of values equal to 0 and to 1 among some aux variables; the rest are full
-/// width (uniform below 2^254, as a real witness's hash outputs and Poseidon states are:
-/// `cuzk bench witness` finds their bit lengths distributed as uniform field elements').
+/// width, drawn uniform below 2^254 (a real witness's hash outputs and Poseidon states are
+/// uniform below r, `cuzk bench witness` finds: the same windows' work for Pippenger).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Fractions {
     pub zero: f64,
