@@ -14,8 +14,9 @@ use cudarc::nvrtc::{result, sys};
 use super::GpuError;
 
 /// The `.cu` files of `kernels/cuda/`, in layer order.
-pub const SOURCES: [(&str, &str); 8] = [
+pub const SOURCES: [(&str, &str); 9] = [
     ("field.cuh", include_str!("../../cuda/field.cuh")),
+    ("wide_f64.cuh", include_str!("../../cuda/wide_f64.cuh")),
     ("bls12_381.cuh", include_str!("../../cuda/bls12_381.cuh")),
     ("fp2.cuh", include_str!("../../cuda/fp2.cuh")),
     ("ec.cuh", include_str!("../../cuda/ec.cuh")),
