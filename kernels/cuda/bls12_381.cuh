@@ -99,20 +99,6 @@ __device__ __noinline__ fp_t fp_mul_sub_mul(fp_t a, fp_t b, fp_t c, fp_t d) {
   fe_mul_sub_mul<FpP>(r.v, a.v, b.v, c.v, d.v);
   return r;
 }
-// Two independent products in one call, one on each pipe: a·b's double-width half on the
-// FP64 pipe (wide_f64.cuh), c·d's by Karatsuba on the integer pipe, then both reductions
-// (integer). The two chains share no data, so the scheduler issues one while the other
-// waits, and the FMA-heavy pipe does 135 + 243 IMAD.WIDE where two fp_mul do 2·243.
-struct fp_pair_t { fp_t a, b; };
-__device__ __noinline__ fp_pair_t fp_mul_pair(fp_t a, fp_t b, fp_t c, fp_t d) {
-  u32 t[24], u[24];
-  fe_mul_wide_f64(t, a.v, b.v);
-  fe_mul_kara_wide<FpP>(u, c.v, d.v);
-  fp_pair_t r;
-  fe_redc_wide<FpP>(r.a.v, t);
-  fe_redc_wide<FpP>(r.b.v, u);
-  return r;
-}
 // The two halves of fp_mul as calls of their own, for Fp2 (fp2.cuh), whose products keep
 // their Karatsuba terms double-width and reduce two of three: a·b (2N limbs, any 12-limb
 // a, b, e.g. sums of two reduced elements) and T·R^{-1} for T < p·R.
@@ -133,12 +119,6 @@ __device__ __forceinline__ fp_t fp_inv(const fp_t& a) { fp_t r; fe_inv<FpP>(r.v,
 __device__ __forceinline__ fp_t f_mul(const fp_t& a, const fp_t& b) { return fp_mul(a, b); }
 __device__ __forceinline__ fp_t f_sqr(const fp_t& a) { return fp_sqr(a); }
 __device__ __forceinline__ fp_t f_mul_sub_mul(const fp_t& a, const fp_t& b, const fp_t& c, const fp_t& d) { return fp_mul_sub_mul(a, b, c, d); }
-// (a·b, c·d): one call over Fp (fp_mul_pair).
-template <class F> struct f_pair { F a, b; };
-__device__ __forceinline__ f_pair<fp_t> f_mul_pair(const fp_t& a, const fp_t& b, const fp_t& c, const fp_t& d) {
-  const fp_pair_t r = fp_mul_pair(a, b, c, d);
-  return {r.a, r.b};
-}
 __device__ __forceinline__ fp_t f_add(const fp_t& a, const fp_t& b) { return fp_add(a, b); }
 __device__ __forceinline__ fp_t f_sub(const fp_t& a, const fp_t& b) { return fp_sub(a, b); }
 __device__ __forceinline__ fp_t f_neg(const fp_t& a) { return fp_neg(a); }

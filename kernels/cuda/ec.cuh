@@ -107,27 +107,20 @@ __device__ __forceinline__ void xyzz_add_affine_inl(xyzz_p<F>& p, const F& x, co
     p.X = x; p.Y = y; p.ZZ = f_one<F>(); p.ZZZ = f_one<F>();
     return;
   }
-  const f_pair<F> xr = f_mul_pair(x, p.ZZ, y, p.ZZZ);
-  F P = f_sub(xr.a, p.X);
-  F R = f_sub(xr.b, p.Y);
+  F P = f_sub(f_mul(x, p.ZZ), p.X);
+  F R = f_sub(f_mul(y, p.ZZZ), p.Y);
   if (f_is_zero(P)) {
     if (f_is_zero(R)) xyzz_dbl_affine_ni(p, x, y);
     else xyzz_set_inf(p);
     return;
   }
   F PP = f_sqr(P);
-  const f_pair<F> pq = f_mul_pair(P, PP, p.X, PP);
-  F PPP = pq.a;
-  F Q = pq.b;
+  F PPP = f_mul(P, PP);
+  F Q = f_mul(p.X, PP);
   F X3 = f_sub(f_sub(f_sqr(R), PPP), f_add(Q, Q));
-  const auto y3 = [&] { return f_mul_sub_mul(R, f_sub(Q, X3), p.Y, PPP); };
-  if (y3_last<F>::value) {
-    // G1: ZZ3 and ZZZ3 first (xyzz_finish's order), as one pair.
-    const f_pair<F> zz = f_mul_pair(p.ZZ, PP, p.ZZZ, PPP);
-    xyzz_finish(p, X3, [&] { return zz.a; }, [&] { return zz.b; }, y3);
-  } else {
-    xyzz_finish(p, X3, [&] { return f_mul(p.ZZ, PP); }, [&] { return f_mul(p.ZZZ, PPP); }, y3);
-  }
+  xyzz_finish(
+      p, X3, [&] { return f_mul(p.ZZ, PP); }, [&] { return f_mul(p.ZZZ, PPP); },
+      [&] { return f_mul_sub_mul(R, f_sub(Q, X3), p.Y, PPP); });
 }
 
 // The same as a call (smaller code, the accumulator goes through local memory).

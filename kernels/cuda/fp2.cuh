@@ -65,9 +65,6 @@ __device__ __forceinline__ fp2_t f_sqr(const fp2_t& a) { return fp2_sqr(a); }
 __device__ __forceinline__ fp2_t f_mul_sub_mul(const fp2_t& a, const fp2_t& b, const fp2_t& c, const fp2_t& d) {
   return fp2_sub(fp2_mul(a, b), fp2_mul(c, d));
 }
-__device__ __forceinline__ f_pair<fp2_t> f_mul_pair(const fp2_t& a, const fp2_t& b, const fp2_t& c, const fp2_t& d) {
-  return {fp2_mul(a, b), fp2_mul(c, d)};
-}
 __device__ __forceinline__ fp2_t f_add(const fp2_t& a, const fp2_t& b) { return fp2_add(a, b); }
 __device__ __forceinline__ fp2_t f_sub(const fp2_t& a, const fp2_t& b) { return fp2_sub(a, b); }
 __device__ __forceinline__ fp2_t f_neg(const fp2_t& a) { return fp2_neg(a); }

@@ -54,47 +54,6 @@ static inline uint4 __ldg(const uint4* p) { return *p; }
 static inline unsigned atomicAdd(unsigned* p, unsigned v) { unsigned o = *p; *p += v; return o; }
 static inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
 static inline void __syncthreads() {}
-// The FP64 intrinsics of wide_f64.cuh. Its doubles are always integers (limbs, products'
-// halves, 2^52 and 2^100 offsets), so __fma_rz is computed exactly on 128-bit integers and
-// truncated to 53 significant bits: a model of IEEE round-toward-zero that does not rest on
-// the host's rounding modes. The other three are exact wherever the kernels use them.
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-static inline double __dadd_rn(double a, double b) { return a + b; }
-static inline double __dsub_rn(double a, double b) { return a - b; }
-static inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
-static inline __int128 exact_int(double v) {
-  if (v != std::floor(v)) { fprintf(stderr, "__fma_rz: %.17g is not an integer\n", v); abort(); }
-  int e;
-  const double f = std::frexp(std::fabs(v), &e);  // |v| = f·2^e, f in [0.5, 1)
-  __int128 m = (__int128)(long long)std::ldexp(f, 53);
-  m = e >= 53 ? m << (e - 53) : m >> (53 - e);
-  return v < 0 ? -m : m;
-}
-static inline double __fma_rz(double a, double b, double c) {
-  const __int128 s = exact_int(a) * exact_int(b) + exact_int(c);
-  unsigned __int128 u = s < 0 ? -(unsigned __int128)s : (unsigned __int128)s;
-  int sh = 0;
-  while ((u >> sh) >> 53) sh++;  // drop the bits below the 53 leading ones: toward zero
-  const double r = std::ldexp((double)(unsigned long long)(u >> sh), sh);
-  return s < 0 ? -r : r;
-}
-static inline long long __double_as_longlong(double x) { long long r; memcpy(&r, &x, 8); return r; }
-static inline double __hiloint2double(int hi, int lo) {
-  const unsigned long long v = ((unsigned long long)(unsigned)hi << 32) | (unsigned)lo;
-  double d; memcpy(&d, &v, 8); return d;
-}
-// PRMT: byte n of the result is byte (s >> 4n) & 7 of y:x.
-static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
-  const unsigned long long v = ((unsigned long long)y << 32) | x;
-  unsigned r = 0;
-  for (int n = 0; n < 4; n++) r |= (unsigned)((v >> (8 * ((s >> (4 * n)) & 7))) & 0xff) << (8 * n);
-  return r;
-}
-static inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned sh) {
-  return (unsigned)((((unsigned long long)hi << 32) | lo) >> (sh & 31));
-}
 "#;
 
 /// Reads (u32 op, u32 n, data) records from stdin, writes results to stdout, in the
@@ -239,14 +198,7 @@ int main() {
 
 /// The sources the driver uses, in the order NVRTC sees them (ntt.cu, srs.cu, selftest.cu
 /// are not needed).
-const LAYERS: [&str; 6] = [
-    "field.cuh",
-    "wide_f64.cuh",
-    "bls12_381.cuh",
-    "fp2.cuh",
-    "ec.cuh",
-    "msm.cu",
-];
+const LAYERS: [&str; 5] = ["field.cuh", "bls12_381.cuh", "fp2.cuh", "ec.cuh", "msm.cu"];
 
 /// Builds the driver in `dir`. A missing C++ compiler fails the test: the check must run
 /// (every machine the project builds on has one).
@@ -265,7 +217,7 @@ fn build(dir: &Path) -> std::path::PathBuf {
     let exe = dir.join("layers");
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
     let out = Command::new(&cxx)
-        .args(["-O1", "-std=c++17", "-ffp-contract=off", "-w", "-o"])
+        .args(["-O1", "-std=c++17", "-w", "-o"])
         .arg(&exe)
         .arg(&cpp)
         .output();

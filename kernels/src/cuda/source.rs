@@ -14,9 +14,8 @@ use cudarc::nvrtc::{result, sys};
 use super::GpuError;
 
 /// The `.cu` files of `kernels/cuda/`, in layer order.
-pub const SOURCES: [(&str, &str); 9] = [
+pub const SOURCES: [(&str, &str); 8] = [
     ("field.cuh", include_str!("../../cuda/field.cuh")),
-    ("wide_f64.cuh", include_str!("../../cuda/wide_f64.cuh")),
     ("bls12_381.cuh", include_str!("../../cuda/bls12_381.cuh")),
     ("fp2.cuh", include_str!("../../cuda/fp2.cuh")),
     ("ec.cuh", include_str!("../../cuda/ec.cuh")),
