@@ -19,6 +19,18 @@ fn cuzk(args: &[&str]) -> Output {
         .expect("running cuzk")
 }
 
+/// `cuzk bench witness --c1 <fixture> <flag> <path>`.
+fn witness(fixture_name: &str, flag: &str, path: &Path) -> Output {
+    cuzk(&[
+        "bench",
+        "witness",
+        "--c1",
+        fixture(fixture_name).to_str().unwrap(),
+        flag,
+        path.to_str().unwrap(),
+    ])
+}
+
 fn ok_stdout(out: &Output) -> String {
     assert!(
         out.status.success(),
@@ -47,14 +59,7 @@ fn predicted_and_measured(stdout: &str, query: &str) -> ([f64; 3], [f64; 3]) {
 fn the_8mib_mix_is_predicted_from_the_2kib_census() {
     let dir = tempfile::tempdir().unwrap();
     let census = dir.path().join("2kib.json");
-    let out = cuzk(&[
-        "bench",
-        "witness",
-        "--c1",
-        fixture("porep-2KiB-a.c1.json").to_str().unwrap(),
-        "--census-out",
-        census.to_str().unwrap(),
-    ]);
+    let out = witness("porep-2KiB-a.c1.json", "--census-out", &census);
     let text = ok_stdout(&out);
     // The 2 KiB witness is mostly bits: L holds 2,685,673 aux scalars, 1-2.5 % of them wide.
     let l = text
@@ -66,14 +71,7 @@ fn the_8mib_mix_is_predicted_from_the_2kib_census() {
     let other: f64 = cols[4].parse().unwrap();
     assert!((1.0..2.5).contains(&other), "{l}");
 
-    let out = cuzk(&[
-        "bench",
-        "witness",
-        "--c1",
-        fixture("porep-8MiB-a.c1.json").to_str().unwrap(),
-        "--learn",
-        census.to_str().unwrap(),
-    ]);
+    let out = witness("porep-8MiB-a.c1.json", "--learn", &census);
     let text = ok_stdout(&out);
     for q in ["L", "A", "B"] {
         let (p, m) = predicted_and_measured(&text, q);
@@ -98,14 +96,7 @@ fn the_8mib_mix_is_predicted_from_the_2kib_census() {
 fn a_census_that_cannot_be_learned_from_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing.json");
-    let out = cuzk(&[
-        "bench",
-        "witness",
-        "--c1",
-        fixture("porep-2KiB-a.c1.json").to_str().unwrap(),
-        "--learn",
-        missing.to_str().unwrap(),
-    ]);
+    let out = witness("porep-2KiB-a.c1.json", "--learn", &missing);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("missing.json"), "{err}");

@@ -13,7 +13,7 @@ use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
-use crate::witness::{density_count, CircuitShape, WitnessBuffers};
+use crate::witness::{density_bit, density_count, CircuitShape, WitnessBuffers};
 
 /// Fractions of values equal to 0 and to 1 among some aux variables; the rest are full
 /// width, drawn uniform below 2^254 (a real witness's hash outputs and Poseidon states are
@@ -33,14 +33,28 @@ pub enum Drawn {
 }
 
 impl Fractions {
-    /// The class of the uniform draw `u` (upper 32 bits of a random word).
-    #[inline]
-    pub fn class(&self, u: u32) -> Drawn {
+    /// The uniform 32-bit draws below which a value is 0, and 1.
+    fn cuts(&self) -> (u64, u64) {
         let scale = (1u64 << 32) as f64;
-        let (zero_below, one_below) = (
+        (
             (self.zero * scale) as u64,
             ((self.zero + self.one) * scale) as u64,
-        );
+        )
+    }
+}
+
+/// A [`ScalarMix`] ready to draw from: both strata's cuts computed once, not per value.
+#[derive(Clone, Copy, Debug)]
+pub struct Drawer {
+    /// (outside B, in B): (zero below, one below).
+    cuts: [(u64, u64); 2],
+}
+
+impl Drawer {
+    /// The class of the uniform draw `u` for a variable in B or not.
+    #[inline]
+    pub fn draw(&self, in_b: bool, u: u32) -> Drawn {
+        let (zero_below, one_below) = self.cuts[in_b as usize];
         match u as u64 {
             x if x < zero_below => Drawn::Zero,
             x if x < one_below => Drawn::One,
@@ -105,6 +119,12 @@ impl ScalarMix {
             self.in_b
         } else {
             self.outside_b
+        }
+    }
+
+    pub fn drawer(&self) -> Drawer {
+        Drawer {
+            cuts: [self.outside_b.cuts(), self.in_b.cuts()],
         }
     }
 }
@@ -216,6 +236,11 @@ impl SyntheticShape {
         let inputs = &mut w.inputs[..self.num_inputs];
         from_pool(inputs, &pool, seed ^ 0x5eed_0001);
         inputs[0] = Fr::ONE;
+        // The densities first: each aux value is drawn by its variable's B bit.
+        let words = self.num_aux.div_ceil(64);
+        self.fill_density(&mut w.a_aux_density[..words], A_SALT, self.a_density);
+        self.fill_density(&mut w.b_aux_density[..words], B_SALT, self.b_density);
+        let (drawer, b_aux) = (self.mix.drawer(), &*w.b_aux_density);
         w.aux[..self.num_aux]
             .par_chunks_mut(CHUNK)
             .enumerate()
@@ -223,17 +248,14 @@ impl SyntheticShape {
                 let mut rng = chunk_rng(seed ^ 0x5eed_0002, i);
                 for (j, x) in chunk.iter_mut().enumerate() {
                     let u = rng.next_u64();
-                    let in_b = self.aux_in(B_SALT, self.b_density, i * CHUNK + j);
-                    *x = match self.mix.fractions(in_b).class((u >> 32) as u32) {
+                    let in_b = density_bit(b_aux, i * CHUNK + j);
+                    *x = match drawer.draw(in_b, (u >> 32) as u32) {
                         Drawn::Zero => Fr::ZERO,
                         Drawn::One => Fr::ONE,
                         Drawn::Full => pool[u as usize % POOL],
                     };
                 }
             });
-        let words = self.num_aux.div_ceil(64);
-        self.fill_density(&mut w.a_aux_density[..words], A_SALT, self.a_density);
-        self.fill_density(&mut w.b_aux_density[..words], B_SALT, self.b_density);
         let in_words = self.num_inputs.div_ceil(64);
         for (k, word) in w.b_input_density[..in_words].iter_mut().enumerate() {
             let bits = (self.num_inputs - 64 * k).min(64);
@@ -351,7 +373,7 @@ mod tests {
             let b = w.buffers();
             for in_b in [true, false] {
                 let vals: Vec<&Fr> = (0..s.num_aux)
-                    .filter(|&i| crate::witness::density_bit(b.b_aux_density, i) == in_b)
+                    .filter(|&i| density_bit(b.b_aux_density, i) == in_b)
                     .map(|i| &b.aux[i])
                     .collect();
                 let n = vals.len() as f64;

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use bellpepper_core::Circuit;
 use cuzk_c1::proof_type::{interactive_proof_type, parse_sector_size};
-use cuzk_c1::{with_tree_shape, C1Input, GivenIds, ShapeVisitor};
+use cuzk_c1::{with_tree_shape, C1Input, ShapeVisitor};
 use cuzk_kernels::groth16::steps::{self, Densities};
 use cuzk_kernels::msm::mix::{MixStats, DIGIT_WIDTHS};
 use cuzk_kernels::witness::census::{Census, CensusCs, Predicted, QUERIES};
@@ -33,6 +33,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use storage_proofs_core::compound_proof::CompoundProof;
 use storage_proofs_porep::stacked::{StackedCompound, StackedDrg};
 
+use crate::ids::IdArgs;
 use crate::progress;
 
 #[derive(Debug, clap::Args)]
@@ -41,12 +42,8 @@ pub struct BenchWitnessArgs {
     /// A real C1 file: its partitions are synthesized and measured.
     #[arg(long)]
     pub c1: Option<PathBuf>,
-    /// Miner actor id, when the C1 has no MinerID.
-    #[arg(long)]
-    pub miner_id: Option<u64>,
-    /// Sector number, when the C1 has no SectorNum.
-    #[arg(long)]
-    pub sector_num: Option<u64>,
+    #[command(flatten)]
+    pub ids: IdArgs,
     /// No C1: the blank partition circuit of this sector size (2KiB ... 64GiB).
     #[arg(long)]
     pub blank_sector_size: Option<String>,
@@ -90,13 +87,7 @@ pub fn run(args: &BenchWitnessArgs) -> Result<()> {
             census
         }
         (Some(path), _) => {
-            let c1 = C1Input::read(
-                path,
-                GivenIds {
-                    miner_id: args.miner_id,
-                    sector_num: args.sector_num,
-                },
-            )?;
+            let c1 = C1Input::read(path, args.ids.given_ids())?;
             with_porep_circuits(&c1, Measure { learned: &learned })??
         }
         (None, Some(size)) => {
@@ -143,7 +134,12 @@ impl CircuitsVisitor for Measure<'_> {
     ) -> Result<Census> {
         let mut first = None;
         for k in 0..circuits.partitions() {
-            let shape = CircuitShape::of(circuits.partition(k)?.circuit)?;
+            // The census (values included) first: its counts are the shape the witness
+            // buffers need, so the circuit is not run a third time just to count it.
+            let mut cs = CensusCs::new(true, None);
+            circuits.partition(k)?.circuit.synthesize(&mut cs)?;
+            let census = cs.finish();
+            let shape = census.shape();
             let mut witness = OwnedWitness::new(shape);
             synthesize_partition(circuits.partition(k)?, &shape, witness.buffers())?;
             let w = witness.buffers();
@@ -161,9 +157,6 @@ impl CircuitsVisitor for Measure<'_> {
                 MixStats::of(&plans.b, &z),
             ];
             print_measured(&stats);
-            let mut cs = CensusCs::new(true, None);
-            circuits.partition(k)?.circuit.synthesize(&mut cs)?;
-            let census = cs.finish();
             if !self.learned.is_empty() {
                 print_predicted(&census.predict(self.learned), Some(&stats));
             }

@@ -91,6 +91,7 @@ fn fill_mixed_scalars(
     in_b: impl Fn(usize) -> bool + Sync,
     seed: u64,
 ) {
+    let drawer = mix.drawer();
     scalars
         .par_chunks_mut(CHUNK)
         .enumerate()
@@ -98,7 +99,7 @@ fn fill_mixed_scalars(
             let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (i as u64) << 20);
             for (j, s) in ch.iter_mut().enumerate() {
                 let u = rng.next_u32();
-                *s = match mix.fractions(in_b(i * CHUNK + j)).class(u) {
+                *s = match drawer.draw(in_b(i * CHUNK + j), u) {
                     Drawn::Zero => [0; 4],
                     Drawn::One => [1, 0, 0, 0],
                     Drawn::Full => {

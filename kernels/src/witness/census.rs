@@ -65,6 +65,15 @@ pub struct Predicted {
 }
 
 impl Census {
+    /// The circuit's shape as the prover counts it (constraints include one per input).
+    pub fn shape(&self) -> crate::witness::CircuitShape {
+        crate::witness::CircuitShape {
+            num_constraints: self.constraints as usize,
+            num_inputs: self.inputs as usize,
+            num_aux: self.totals()[0].vars as usize,
+        }
+    }
+
     /// Totals over every class, per query.
     pub fn totals(&self) -> [Counts; 3] {
         let mut t = [Counts::default(); 3];
@@ -124,9 +133,12 @@ impl Census {
 /// A constraint system that takes the census of a circuit run through it.
 pub struct CensusCs<'p> {
     with_values: bool,
-    /// Namespace names with their digits removed.
-    names: Vec<String>,
+    /// The namespace path, each name without its digits and followed by '/', and where
+    /// each name starts in it (a pop truncates there).
     path: String,
+    starts: Vec<usize>,
+    /// The class key being looked up (reused: one allocation a new class, not a variable).
+    key: String,
     ids: HashMap<String, u32>,
     keys: Vec<String>,
     /// Per aux variable: its class, and its value class (0, 1, 2 = other) with values.
@@ -140,8 +152,9 @@ pub struct CensusCs<'p> {
     progress: Option<&'p AtomicU64>,
 }
 
-fn strip_digits(s: &str) -> String {
-    s.chars().filter(|c| !c.is_ascii_digit()).collect()
+/// Appends `s` without its ASCII digits (`challenge_12` → `challenge_`).
+fn push_without_digits(out: &mut String, s: &str) {
+    out.extend(s.chars().filter(|c| !c.is_ascii_digit()));
 }
 
 fn set(bits: &mut Vec<u64>, i: usize) {
@@ -161,8 +174,9 @@ impl<'p> CensusCs<'p> {
     pub fn new(with_values: bool, progress: Option<&'p AtomicU64>) -> Self {
         CensusCs {
             with_values,
-            names: Vec::new(),
             path: String::new(),
+            starts: Vec::new(),
+            key: String::new(),
             ids: HashMap::new(),
             keys: Vec::new(),
             var_class: Vec::new(),
@@ -175,14 +189,16 @@ impl<'p> CensusCs<'p> {
         }
     }
 
-    fn class_of(&mut self, annotation: String) -> u32 {
-        let key = format!("{}{}", self.path, strip_digits(&annotation));
-        if let Some(&id) = self.ids.get(&key) {
+    fn class_of(&mut self, annotation: &str) -> u32 {
+        self.key.clear();
+        self.key.push_str(&self.path);
+        push_without_digits(&mut self.key, annotation);
+        if let Some(&id) = self.ids.get(&self.key) {
             return id;
         }
         let id = self.keys.len() as u32;
-        self.keys.push(key.clone());
-        self.ids.insert(key, id);
+        self.keys.push(self.key.clone());
+        self.ids.insert(self.key.clone(), id);
         id
     }
 
@@ -242,7 +258,7 @@ impl ConstraintSystem<Fr> for CensusCs<'_> {
                 2
             });
         }
-        let class = self.class_of(annotation().into());
+        let class = self.class_of(&annotation().into());
         self.var_class.push(class);
         Ok(Variable::new_unchecked(Index::Aux(
             self.var_class.len() - 1,
@@ -284,13 +300,15 @@ impl ConstraintSystem<Fr> for CensusCs<'_> {
         NR: Into<String>,
         N: FnOnce() -> NR,
     {
-        self.names.push(strip_digits(&name().into()));
-        self.path = self.names.iter().map(|n| format!("{n}/")).collect();
+        self.starts.push(self.path.len());
+        push_without_digits(&mut self.path, &name().into());
+        self.path.push('/');
     }
 
     fn pop_namespace(&mut self) {
-        self.names.pop();
-        self.path = self.names.iter().map(|n| format!("{n}/")).collect();
+        if let Some(at) = self.starts.pop() {
+            self.path.truncate(at);
+        }
     }
 
     fn get_root(&mut self) -> &mut Self::Root {
