@@ -20,6 +20,13 @@
 // with post_sub subtracts c·post_sub[i] after it (the quotient's C coefficients, fused into
 // that transform's last pass: y[i]·c·g^{-i} − c·n·c_i, see ntt.rs `quotient`).
 //
+// Full tables (ntt.rs `FullTables`, when the prover's memory plan has room): n-entry tables
+// laid out like the data they scale, so one coalesced load replaces a lo·hi product. The
+// last pass's twiddles full_tw[j + t·n/R] = w_n^{t·k} (its k = j), the coset pre-scale
+// pre_full[i] = n^{-1}·g^i and the quotient's post scale post_full[i] = c·g^{-i}. There is
+// one twiddle table, the forward one: an inverse transform runs forward on its input read
+// backwards (rev_in, first pass), INTT(x)_k = Σ_j x_j·w^{-jk} = Σ_j x_{-j mod n}·w^{jk}.
+//
 // One block handles G = ELEMS/R consecutive j (coalesced loads), ELEMS elements in shared
 // memory, limb-major (s[limb·E + e]) so a warp's accesses fall in distinct banks. The
 // in-block twiddles w_R^i are read from global memory (`small`, a few KiB: L1 hits).
@@ -60,7 +67,11 @@ struct NttPass {
   const fr_t* pre_lo; const fr_t* pre_hi; // PRE_SCALE
   const fr_t* post_lo; const fr_t* post_hi; // post scale, if post_lo != 0
   const fr_t* direct;                     // w_M^e, e < M = 2^direct_log
+  const fr_t* full_tw;    // last pass: w_n^{t·k} at the input index (else 0)
+  const fr_t* pre_full;   // PRE_SCALE from a full table (else lo·hi)
+  const fr_t* post_full;  // post scale from a full table (else lo·hi)
   u32 log_n, log_r, log_ns, log_g, tw_bits, pre_mode, direct_log;
+  u32 rev_in;  // read x[-i mod n] for x[i] (an inverse transform run forward)
 };
 
 __device__ __forceinline__ void sm_put(u32* s, u32 E, u32 e, const fr_t& x) {
@@ -79,13 +90,21 @@ __device__ __forceinline__ fr_t sm_get(const u32* s, u32 E, u32 e) {
 // `twiddle` is false (t = 0 or k = 0: w^0 = 1).
 __device__ __forceinline__ fr_t pass_input(const NttPass& p, u32 src, bool twiddle, bool direct, u32 ex) {
   fr_t x;
+  // The element read: x[src], or x[-src mod n] when the pass runs an inverse forward.
+  const u32 at = p.rev_in ? (0u - src) & ((1u << p.log_n) - 1) : src;
   if (p.pre_mode == PRE_AB) {
-    x = fr_mul(ld_fr(p.in + src), ld_fr(p.in_b + src));
+    x = fr_mul(ld_fr(p.in + at), ld_fr(p.in_b + at));
   } else {
-    x = ld_fr(p.in + src);
-    if (p.pre_mode == PRE_SCALE) x = fr_mul(x, table_pow(p.pre_lo, p.pre_hi, p.tw_bits, src));
+    x = ld_fr(p.in + at);
+    if (p.pre_mode == PRE_SCALE)
+      x = fr_mul(x, p.pre_full ? ld_fr(p.pre_full + src) : table_pow(p.pre_lo, p.pre_hi, p.tw_bits, src));
   }
-  if (twiddle) x = fr_mul(x, direct ? ld_fr(p.direct + ex) : table_pow(p.tw_lo, p.tw_hi, p.tw_bits, ex));
+  if (twiddle) {
+    // One load from a table that holds w^ex (the full one at the input index, else the
+    // direct one), or the two-level product.
+    const fr_t* w1 = p.full_tw ? p.full_tw + src : direct ? p.direct + ex : nullptr;
+    x = fr_mul(x, w1 ? ld_fr(w1) : table_pow(p.tw_lo, p.tw_hi, p.tw_bits, ex));
+  }
   return x;
 }
 
@@ -93,7 +112,7 @@ __device__ __forceinline__ fr_t pass_input(const NttPass& p, u32 src, bool twidd
 // when there is one.
 __device__ __forceinline__ void pass_output(const NttPass& p, u32 dst, fr_t x) {
   if (p.post_lo) {
-    x = fr_mul(x, table_pow(p.post_lo, p.post_hi, p.tw_bits, dst));
+    x = fr_mul(x, p.post_full ? ld_fr(p.post_full + dst) : table_pow(p.post_lo, p.post_hi, p.tw_bits, dst));
     if (p.post_sub) x = fr_sub(x, fr_mul(ld_fr(p.post_sub + dst), ld_fr(p.post_hi)));
   }
   st_fr(p.out + dst, x);
@@ -276,3 +295,16 @@ __device__ __forceinline__ void pass_r9(const NttPass& p) {
 // uncapped (130: 3 blocks).
 extern "C" __global__ void __launch_bounds__(NTT_THREADS, 4) ntt_pass_r9(const NttPass p) { pass_r9(p); }
 extern "C" __global__ void __launch_bounds__(NTT_THREADS) ntt_pass_r9u(const NttPass p) { pass_r9(p); }
+
+// Fills a full table (see the top of this file): out[i] = lo[e]·hi[e] (= c·x^e) for i < n,
+// with e = i (a scale table) or, for the last pass's twiddles (log_r > 0), e = t·j for
+// i = j + t·n/R (t < R = 2^log_r, j < n/R; t·j < n). Once per prover and domain size.
+extern "C" __global__ void ntt_full_table(fr_t* out, const fr_t* lo, const fr_t* hi, u32 bits, u32 log_n,
+                                          u32 log_r) {
+  const u32 n = 1u << log_n;
+  for (u32 i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const u32 shift = log_n - log_r;
+    const u32 e = log_r == 0 ? i : (i >> shift) * (i & ((1u << shift) - 1));
+    st_fr(out + i, table_pow(lo, hi, bits, e));
+  }
+}

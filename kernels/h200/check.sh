@@ -17,9 +17,10 @@
 #   msm-once     one dense MSM of 2^MSM_MAX terms (CUZK_ACCUM_BUILD, CUZK_FORCE_C): the
 #                launch to profile, e.g. ncu --clock-control none -k regex:msm_accumulate
 #                --launch-count 1 $DEV/cuzk-gpu-check msm-once 24
-#   ntt          NTT 2^18, 2^20, 2^24, 2^27 alone with each radix-2^9 pass kernel (best of 3,
-#                forward equal to the shared-memory kernel's, round trips; CUZK_NTT_BUILD
-#                picks the kernel in any mode)
+#   ntt          NTT 2^18, 2^20, 2^24, 2^27 alone with each radix-2^9 pass kernel and the
+#                default one without the full tables (best of 3, forward equal to the
+#                shared-memory kernel's, round trips; CUZK_NTT_BUILD picks the kernel and
+#                CUZK_NTT_FULL=0 turns the full tables off in any mode)
 #   upload       a prover's resident SRS upload (41 GB of G1 bases at 32 GiB sizes) from pageable
 #                memory against page-locked staging, interleaved, each downloaded and compared
 #   msm-g2       the B_G2 MSM alone (GpuG2Msm; the prover's B_G2 is in correctness/scale) against the CPU:

@@ -10,8 +10,11 @@ use cuzk_kernels::cuda::source;
 use cuzk_kernels::cuda::{driver_present, GpuError, GpuProver, ResidentBases};
 use cuzk_kernels::msm::scalars;
 
-const KERNELS: [&str; 21] = [
+const KERNELS: [&str; 24] = [
     "ntt_pass",
+    "ntt_pass_r9",
+    "ntt_pass_r9u",
+    "ntt_full_table",
     "msm_digits",
     "msm_scan",
     "msm_scatter",

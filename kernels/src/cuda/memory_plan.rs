@@ -2,7 +2,8 @@
 //! memory: every base vector resident when they fit (an H200 holds a 32 GiB proving key
 //! whole), otherwise two staging buffers the bases stream through (`stream.rs`). A resident
 //! plan also takes a spare evaluation buffer when it fits: the next partition's `a` uploads
-//! into it under the current partition's compute (`GpuProver::prove_ahead`).
+//! into it under the current partition's compute (`GpuProver::prove_ahead`), and then the
+//! NTT's full tables (`ntt::full_tables_bytes`: a product off one pass of each transform).
 
 use super::layout::{AFFINE_BYTES, FR_BYTES, G2_AFFINE_BYTES, XYZZ2_BYTES, XYZZ_BYTES};
 use super::msm::{Curve, MsmWork, MAX_WINDOWS};
@@ -29,6 +30,8 @@ pub struct MemoryPlan {
     pub stream_bytes: Option<usize>,
     /// A fifth 2^max_log evaluation buffer, for the next partition's `a` (uploaded ahead).
     pub spare_a: bool,
+    /// The NTT's full tables (three of 2^max_log elements).
+    pub ntt_full: bool,
 }
 
 impl MemoryPlan {
@@ -40,15 +43,17 @@ impl MemoryPlan {
             g2_count,
             stream_bytes: None,
             spare_a: false,
+            ntt_full: false,
         }
     }
 
     /// The same sizes with the bases streamed through two buffers of `bytes` each (and no
-    /// spare buffer: its memory is better spent on larger pieces).
+    /// spare buffer or full tables: their memory is better spent on larger pieces).
     pub fn streaming(self, bytes: usize) -> Self {
         MemoryPlan {
             stream_bytes: Some(bytes),
             spare_a: false,
+            ntt_full: false,
             ..self
         }
     }
@@ -61,9 +66,18 @@ impl MemoryPlan {
         }
     }
 
-    /// The resident plan with the spare buffer when it fits in `budget` bytes, else without
-    /// it, else the streaming plan with the largest staging buffers that fit; an error
-    /// naming the sizes when none does.
+    /// The same sizes with the NTT's full tables.
+    pub fn with_ntt_full(self) -> Self {
+        MemoryPlan {
+            ntt_full: true,
+            ..self
+        }
+    }
+
+    /// The resident plan with the spare buffer and the NTT's full tables when they fit in
+    /// `budget` bytes, else with the spare buffer alone, else with neither, else the
+    /// streaming plan with the largest staging buffers that fit; an error naming the sizes
+    /// when none does.
     pub fn choose(
         max_log: u32,
         max_scalars: usize,
@@ -72,6 +86,10 @@ impl MemoryPlan {
         budget: usize,
     ) -> Result<Self, String> {
         let resident = Self::resident(max_log, max_scalars, counts, g2_count);
+        let all = resident.with_spare_a().with_ntt_full();
+        if all.bytes() <= budget {
+            return Ok(all);
+        }
         if resident.with_spare_a().bytes() <= budget {
             return Ok(resident.with_spare_a());
         }
@@ -169,6 +187,11 @@ impl MemoryPlan {
             + self.max_scalars * FR_BYTES
             + self.counts[1..].iter().map(|c| c * 12).sum::<usize>()
             + ntt::tables_bytes(self.max_log)
+            + if self.ntt_full {
+                ntt::full_tables_bytes(self.max_log) + 256
+            } else {
+                0
+            }
             + MsmWork::bytes(g1_terms)
             + self.g1_slots() * XYZZ_BYTES
             + 30 * 256

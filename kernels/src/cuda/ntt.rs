@@ -2,7 +2,7 @@
 //! and H = (A·B − C)/Z by six transforms (the CPU reference is `groth16::quotient`, which
 //! says why six suffice).
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use blstrs::Scalar as Fr;
 use cudarc::driver::sys::CUdeviceptr;
@@ -78,6 +78,38 @@ const SMALL: usize = 1 << MAX_LOG_R;
 /// of the two-level product (the middle pass at 2^27; 8 MiB each, L2-resident).
 pub const DIRECT_LOG: u32 = 18;
 
+/// Full tables (ntt.cu, top): n entries each, laid out like the data they scale, so a pass
+/// reads one where it would multiply lo·hi. The last pass's forward twiddles (inverse
+/// transforms run forward on their input read backwards), the coset pre-scale n^{-1}·g^i and
+/// the quotient's post scale k·g^{-i}: each takes a product off every element of one pass.
+const FULL_TABLES: usize = 3;
+const F_TW: usize = 0;
+const F_COSET: usize = 1;
+const F_FINAL: usize = 2;
+
+/// Bytes of the full tables for domains up to 2^max_log (12 GiB at 2^27).
+pub fn full_tables_bytes(max_log: u32) -> usize {
+    FULL_TABLES * (1usize << max_log) * FR_BYTES
+}
+
+static FULL_ON: AtomicBool = AtomicBool::new(true);
+
+/// Whether transforms read the full tables where a prover holds them. Process-wide; for
+/// measurements (`CUZK_NTT_FULL=0` clears it at the first transform).
+pub fn set_full_tables(on: bool) {
+    FULL_ON.store(on, Ordering::Relaxed);
+}
+
+fn full_tables_on() -> bool {
+    static FROM_ENV: std::sync::Once = std::sync::Once::new();
+    FROM_ENV.call_once(|| {
+        if std::env::var("CUZK_NTT_FULL").as_deref() == Ok("0") {
+            set_full_tables(false);
+        }
+    });
+    FULL_ON.load(Ordering::Relaxed)
+}
+
 fn table_bits(log_n: u32) -> u32 {
     log_n.div_ceil(2).max(1)
 }
@@ -107,6 +139,9 @@ struct NttPass {
     post_lo: CUdeviceptr,
     post_hi: CUdeviceptr,
     direct: CUdeviceptr,
+    full_tw: CUdeviceptr,
+    pre_full: CUdeviceptr,
+    post_full: CUdeviceptr,
     log_n: u32,
     log_r: u32,
     log_ns: u32,
@@ -114,8 +149,9 @@ struct NttPass {
     tw_bits: u32,
     pre_mode: u32,
     direct_log: u32,
+    rev_in: u32,
 }
-const _: () = assert!(std::mem::size_of::<NttPass>() == 128);
+const _: () = assert!(std::mem::size_of::<NttPass>() == 152);
 
 /// What the first pass reads.
 #[derive(Clone, Copy)]
@@ -137,15 +173,32 @@ pub(crate) enum Post {
     ScaleSub(usize, CUdeviceptr),
 }
 
-/// Tables for one domain size, resident in `buf`.
+/// Tables for one domain size, resident in `buf`; the full tables in `full` when the
+/// memory plan holds them (`full_tables_bytes(max_log)`).
 pub(crate) struct NttTables {
     buf: DevBuf,
+    full: Option<(DevBuf, u32)>,
     log_n: Option<u32>,
 }
 
 impl NttTables {
-    pub fn new(buf: DevBuf) -> Self {
-        NttTables { buf, log_n: None }
+    pub fn new(buf: DevBuf, full: Option<(DevBuf, u32)>) -> Self {
+        NttTables {
+            buf,
+            full,
+            log_n: None,
+        }
+    }
+
+    /// Full table `which` of the prepared domain, if held and switched on.
+    fn full(&self, which: usize) -> Option<CUdeviceptr> {
+        let (buf, max_log) = self.full?;
+        full_tables_on().then(|| buf.at(which * (1usize << max_log) * FR_BYTES))
+    }
+
+    /// Whether the full tables are held (for the prover's description).
+    pub fn holds_full(&self) -> bool {
+        self.full.is_some()
     }
 
     fn table(&self, which: usize) -> CUdeviceptr {
@@ -222,6 +275,33 @@ impl NttTables {
         dev.upload(self.buf.ptr, self.buf.bytes, &host, dev.copy)?;
         dev.sync(dev.copy)?;
         self.log_n = Some(log_n);
+        if let Some((buf, max_log)) = self.full {
+            // Filled on the device from the two-level tables just uploaded.
+            let last_r = *pass_plan(log_n).last().unwrap();
+            for (which, (tb, log_r)) in [(T_FWD, last_r), (T_COSET, 0), (T_FINAL, 0)]
+                .into_iter()
+                .enumerate()
+            {
+                let out = buf.at(which * (1usize << max_log) * FR_BYTES);
+                let (lo, hi) = (self.table(tb), self.table(tb + 1));
+                let mut a = args![out, lo, hi, b, log_n, log_r];
+                let blocks = (n / 256).clamp(1, 1 << 16) as u32;
+                // SAFETY: the arguments match `ntt_full_table`; `out` holds 2^max_log ≥ n
+                // elements, lo and hi 2^b each, and every index the kernel forms is below.
+                unsafe {
+                    dev.launch(
+                        "NTT full table",
+                        dev.k.ntt_full_table,
+                        blocks,
+                        256,
+                        0,
+                        dev.compute,
+                        &mut a,
+                    )?
+                };
+            }
+            dev.sync(dev.compute)?;
+        }
         Ok(())
     }
 }
@@ -250,7 +330,17 @@ pub(crate) fn transform(
     post: Post,
 ) -> Result<CUdeviceptr, GpuError> {
     let plan = pass_plan(log_n);
+    // The last pass's twiddles from the full table when its order n is beyond the direct
+    // table's; an inverse transform then runs forward on its input read backwards.
+    let full_tw = (log_n > direct_log(log_n)).then(|| t.full(F_TW)).flatten();
+    let rev = inverse && full_tw.is_some();
+    let inverse = inverse && !rev;
     let tw = if inverse { T_INV } else { T_FWD };
+    let full_of = |table: usize| match table {
+        T_COSET => t.full(F_COSET),
+        T_FINAL => t.full(F_FINAL),
+        _ => None,
+    };
     let (mut from, mut to) = (src, other);
     let mut log_ns = 0;
     let b = table_bits(log_n);
@@ -281,6 +371,9 @@ pub(crate) fn transform(
             post_lo: post_t.map_or(0, |x| t.table(x)),
             post_hi: post_t.map_or(0, |x| t.table(x + 1)),
             direct: t.direct(inverse),
+            full_tw: if last { full_tw.unwrap_or(0) } else { 0 },
+            pre_full: pre_t.and_then(full_of).unwrap_or(0),
+            post_full: post_t.and_then(full_of).unwrap_or(0),
             log_n,
             log_r,
             log_ns,
@@ -288,6 +381,7 @@ pub(crate) fn transform(
             tw_bits: b,
             pre_mode,
             direct_log: direct_log(log_n),
+            rev_in: u32::from(first && rev),
         };
         let elems = 1u32 << (log_r + log_g);
         let blocks = 1u32 << (log_n - log_r - log_g);

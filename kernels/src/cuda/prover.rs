@@ -374,7 +374,10 @@ impl GpuProver {
         let spare_a = plan.spare_a.then(|| dev.carve(n * FR_BYTES));
         let scalars = dev.carve(max_scalars * FR_BYTES);
         let plans = [counts[1], counts[2], counts[3]].map(|c| dev.carve(c * 12));
-        let tables = NttTables::new(dev.carve(ntt::tables_bytes(max_log)));
+        let full = plan
+            .ntt_full
+            .then(|| (dev.carve(ntt::full_tables_bytes(max_log)), max_log));
+        let tables = NttTables::new(dev.carve(ntt::tables_bytes(max_log)), full);
         let (g1_terms, g2_terms) = plan.max_terms();
         let work = MsmWork::carve(&mut dev, g1_terms);
         let results = dev.carve(plan.g1_slots() * XYZZ_BYTES);
@@ -444,7 +447,7 @@ impl GpuProver {
     pub fn describe(&self) -> String {
         let name = self.dev.ctx.name().unwrap_or_else(|_| "?".into());
         format!(
-            "{name}, {} SMs, max domain 2^{}, {} scalars, B_G2 {}, bases {}, {:.1} GiB allocated",
+            "{name}, {} SMs, max domain 2^{}, {} scalars, B_G2 {}, bases {}, NTT full tables {}, {:.1} GiB allocated",
             self.dev.sm_count,
             self.plan.max_log,
             self.plan.max_scalars,
@@ -456,6 +459,11 @@ impl GpuProver {
             match self.plan.stream_bytes {
                 None => "resident".to_string(),
                 Some(s) => format!("streamed through 2 x {} MiB", s >> 20),
+            },
+            if self.tables.holds_full() {
+                "held"
+            } else {
+                "not held"
             },
             gib(self.plan.bytes())
         )

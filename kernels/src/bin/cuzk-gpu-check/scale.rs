@@ -533,25 +533,29 @@ pub(crate) fn msm_once(seed: u64, log: u32, rep: &mut Report) -> Result<(), GpuE
     Ok(())
 }
 
-/// NTT 2^18, 2^20, 2^24, 2^27 alone with each radix-2^9 pass kernel (best of 3, the
-/// forward result against the shared-memory kernel's, and a round trip each): the
-/// cheapest timing of the Fr product in device time, for builds compared side by side.
+/// NTT 2^18, 2^20, 2^24, 2^27 alone with each radix-2^9 pass kernel, and the default
+/// kernel without the full tables (best of 3, the forward result against the shared-memory
+/// kernel's, and a round trip each): the cheapest timing of the Fr product in device time,
+/// for builds compared side by side.
 pub(crate) fn ntt_only(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
     let (mut gpu, _) = GpuProver::new_synthetic(0, 27, 1 << 27, [1 << 10, 0, 0, 0], false, seed)?;
     println!("device: {}", gpu.describe());
-    use cuzk_kernels::cuda::{set_pass_build, NttPassBuild as PassBuild};
+    use cuzk_kernels::cuda::{set_full_tables, set_pass_build, NttPassBuild as PassBuild};
     for log in [18, 20, 24, 27] {
         // Each radix-2^9 pass kernel on the same input, its forward result against the
         // shared-memory kernel's (2^18 and 2^27 are all radix-2^9 passes; 2^20 and 2^24
-        // have none, so their rows time one kernel three times).
+        // have none, so their rows time one kernel three times). Beyond 2^18 the last
+        // pass's twiddles come from the full table, except in the "no full" row.
         let x = rand_frs(1 << log, seed ^ log as u64);
         let mut want: Option<Vec<Fr>> = None;
-        for (name, b) in [
-            ("shared", PassBuild::Shared),
-            ("r9", PassBuild::R9),
-            ("r9u", PassBuild::R9Uncapped),
+        for (name, b, full) in [
+            ("shared", PassBuild::Shared, true),
+            ("r9", PassBuild::R9, true),
+            ("r9u", PassBuild::R9Uncapped, true),
+            ("r9 no full", PassBuild::R9, false),
         ] {
             set_pass_build(b);
+            set_full_tables(full);
             let (best, fwd, back) = ntt_timed(&mut gpu, &x)?;
             let same = *want.get_or_insert_with(|| fwd.clone()) == fwd;
             rep.row(
@@ -563,6 +567,7 @@ pub(crate) fn ntt_only(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
             );
         }
         set_pass_build(PassBuild::R9);
+        set_full_tables(true);
     }
     Ok(())
 }
