@@ -447,7 +447,7 @@ impl GpuProver {
     pub fn describe(&self) -> String {
         let name = self.dev.ctx.name().unwrap_or_else(|_| "?".into());
         format!(
-            "{name}, {} SMs, max domain 2^{}, {} scalars, B_G2 {}, bases {}, NTT full tables {}, {:.1} GiB allocated",
+            "{name}, {} SMs, max domain 2^{}, {} scalars, B_G2 {}, bases {}, spare a buffer {}, NTT full tables {}, {:.1} GiB allocated",
             self.dev.sm_count,
             self.plan.max_log,
             self.plan.max_scalars,
@@ -459,6 +459,11 @@ impl GpuProver {
             match self.plan.stream_bytes {
                 None => "resident".to_string(),
                 Some(s) => format!("streamed through 2 x {} MiB", s >> 20),
+            },
+            if self.spare_a.is_some() {
+                "held"
+            } else {
+                "not held"
             },
             if self.tables.holds_full() {
                 "held"

@@ -99,6 +99,9 @@ impl CudaDevice {
                 made => made?,
             };
             self.setup.push(("setup_srs_upload", started.elapsed()));
+            // What the memory plan took (resident or streamed bases, the spare buffer, the
+            // NTT's full tables), once per proving key: operators size devices by it.
+            eprintln!("cuzk-gpu: cuda:{d}: prover ready: {}", p.describe());
             if p.streams_bases() {
                 eprintln!(
                     "cuzk-gpu: cuda:{d}: the proving key does not fit the device: its bases stream from the host on every partition ({})",
