@@ -6,7 +6,8 @@
 //   u_t = x[j + t·n/R] · w_{Ns·R}^{t·k}          (t < R; w_m = w_n^{n/m})
 //   v_q = Σ_t u_t · w_R^{t·q}                      (R-point DFT, radix-2 DIF in shared memory)
 //   y[(j/Ns)·Ns·R + k + q·Ns] = v_q
-// and after all passes (Π R = n) y_k = Σ_j x_j·w_n^{jk}. The inverse uses w^{-1}.
+// and after all passes (Π R = n) y_k = Σ_j x_j·w_n^{jk}. The inverse uses w^{-1} (or, with
+// the full tables below, runs forward on its input read backwards).
 //
 // A pass's twiddles are w_m^{t·k} with m = Ns·R and t·k < m. For m ≤ 2^direct_log they are
 // read from one direct table of w_M^e, e < M = 2^direct_log (2^18 entries, 8 MiB, in L2), at

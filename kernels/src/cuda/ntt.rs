@@ -315,9 +315,10 @@ pub fn pass_plan(log_n: u32) -> Vec<u32> {
 }
 
 /// One transform of 2^log_n elements from `src`, ping-ponging between `src` and `other`;
-/// returns where the result lies. Forward: y_k = Σ x_j w^{jk}; inverse uses w^{-1} (no 1/n
-/// unless a post table says so). `pre`: what the first pass reads; `post`: what the last
-/// pass writes.
+/// returns where the result lies. Forward: y_k = Σ x_j w^{jk}; inverse: Σ x_j w^{-jk}, no 1/n
+/// unless a post table says so (with the full twiddle table it runs forward on x read
+/// backwards: the same sums). `pre`: what the first pass reads; `post`: what the last pass
+/// writes.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn transform(
     dev: &Device,
