@@ -10,9 +10,11 @@ use cuzk_kernels::cuda::source;
 use cuzk_kernels::cuda::{driver_present, GpuError, GpuProver, ResidentBases};
 use cuzk_kernels::msm::scalars;
 
-const KERNELS: [&str; 24] = [
+const KERNELS: [&str; 26] = [
     "ntt_pass",
+    "ntt_pass_full",
     "ntt_pass_r9",
+    "ntt_pass_r9_full",
     "ntt_pass_r9u",
     "ntt_full_table",
     "msm_digits",

@@ -16,6 +16,8 @@ use super::GpuError;
 /// The kernels of `kernels/cuda/`, looked up once.
 pub(crate) struct Kernels {
     pub ntt_pass: sys::CUfunction,
+    pub ntt_pass_full: sys::CUfunction,
+    pub ntt_pass_r9_full: sys::CUfunction,
     pub ntt_pass_r9: sys::CUfunction,
     pub ntt_pass_r9u: sys::CUfunction,
     pub ntt_full_table: sys::CUfunction,
@@ -110,6 +112,8 @@ pub(crate) fn open(ordinal: usize) -> Result<Device, GpuError> {
     };
     let k = Kernels {
         ntt_pass: f("ntt_pass")?,
+        ntt_pass_full: f("ntt_pass_full")?,
+        ntt_pass_r9_full: f("ntt_pass_r9_full")?,
         ntt_pass_r9: f("ntt_pass_r9")?,
         ntt_pass_r9u: f("ntt_pass_r9u")?,
         ntt_full_table: f("ntt_full_table")?,
@@ -134,15 +138,17 @@ pub(crate) fn open(ordinal: usize) -> Result<Device, GpuError> {
         test_fp2_mul: f("test_fp2_mul")?,
         test_g2_add: f("test_g2_add")?,
     };
-    // SAFETY: the function handle is valid; the attribute only raises the shared-memory cap.
-    unsafe {
-        sys::cuFuncSetAttribute(
-            k.ntt_pass,
-            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            crate::cuda::ntt::MAX_SMEM as i32,
-        )
-        .result()
-        .step("raise NTT shared memory")?;
+    for f in [k.ntt_pass, k.ntt_pass_full] {
+        // SAFETY: the function handle is valid; the attribute only raises the shared-memory cap.
+        unsafe {
+            sys::cuFuncSetAttribute(
+                f,
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                crate::cuda::ntt::MAX_SMEM as i32,
+            )
+            .result()
+            .step("raise NTT shared memory")?;
+        }
     }
     let compute = result::stream::create(StreamKind::NonBlocking).step("create stream")?;
     let copy = result::stream::create(StreamKind::NonBlocking).step("create stream")?;

@@ -139,9 +139,6 @@ struct NttPass {
     post_lo: CUdeviceptr,
     post_hi: CUdeviceptr,
     direct: CUdeviceptr,
-    full_tw: CUdeviceptr,
-    pre_full: CUdeviceptr,
-    post_full: CUdeviceptr,
     log_n: u32,
     log_r: u32,
     log_ns: u32,
@@ -149,7 +146,11 @@ struct NttPass {
     tw_bits: u32,
     pre_mode: u32,
     direct_log: u32,
+    // Read by the FULL kernels only (ntt.cu: last, so the others' offsets stay).
     rev_in: u32,
+    full_tw: CUdeviceptr,
+    pre_full: CUdeviceptr,
+    post_full: CUdeviceptr,
 }
 const _: () = assert!(std::mem::size_of::<NttPass>() == 152);
 
@@ -386,11 +387,15 @@ pub(crate) fn transform(
         };
         let elems = 1u32 << (log_r + log_g);
         let blocks = 1u32 << (log_n - log_r - log_g);
+        // A pass that reads a full table (or its input backwards) takes a FULL kernel.
+        let full = p.rev_in != 0 || p.full_tw != 0 || p.pre_full != 0 || p.post_full != 0;
         // Radix-2^9 passes of two columns take the butterflies-in-registers kernel.
-        let (kernel, smem) = match (log_r == 9 && log_g == 1, pass_build()) {
-            (true, PassBuild::R9) => (dev.k.ntt_pass_r9, R9_SMEM),
-            (true, PassBuild::R9Uncapped) => (dev.k.ntt_pass_r9u, R9_SMEM),
-            _ => (dev.k.ntt_pass, FR_BYTES as u32 * elems),
+        let (kernel, smem) = match (log_r == 9 && log_g == 1, pass_build(), full) {
+            (true, PassBuild::R9, false) => (dev.k.ntt_pass_r9, R9_SMEM),
+            (true, PassBuild::R9, true) => (dev.k.ntt_pass_r9_full, R9_SMEM),
+            (true, PassBuild::R9Uncapped, _) => (dev.k.ntt_pass_r9u, R9_SMEM),
+            (_, _, false) => (dev.k.ntt_pass, FR_BYTES as u32 * elems),
+            (_, _, true) => (dev.k.ntt_pass_full, FR_BYTES as u32 * elems),
         };
         let mut a = args![p];
         // SAFETY: `p` matches `struct NttPass`; every pointer is a carved region of at
