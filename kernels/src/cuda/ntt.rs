@@ -191,10 +191,15 @@ impl NttTables {
         }
     }
 
+    /// Where full table `which` lies, if held (each takes 2^max_log elements).
+    fn full_at(&self, which: usize) -> Option<CUdeviceptr> {
+        let (buf, max_log) = self.full?;
+        Some(buf.at(which * (1usize << max_log) * FR_BYTES))
+    }
+
     /// Full table `which` of the prepared domain, if held and switched on.
     fn full(&self, which: usize) -> Option<CUdeviceptr> {
-        let (buf, max_log) = self.full?;
-        full_tables_on().then(|| buf.at(which * (1usize << max_log) * FR_BYTES))
+        self.full_at(which).filter(|_| full_tables_on())
     }
 
     /// Whether the full tables are held (for the prover's description).
@@ -276,14 +281,15 @@ impl NttTables {
         dev.upload(self.buf.ptr, self.buf.bytes, &host, dev.copy)?;
         dev.sync(dev.copy)?;
         self.log_n = Some(log_n);
-        if let Some((buf, max_log)) = self.full {
+        if self.full.is_some() {
             // Filled on the device from the two-level tables just uploaded.
             let last_r = *pass_plan(log_n).last().unwrap();
-            for (which, (tb, log_r)) in [(T_FWD, last_r), (T_COSET, 0), (T_FINAL, 0)]
-                .into_iter()
-                .enumerate()
-            {
-                let out = buf.at(which * (1usize << max_log) * FR_BYTES);
+            for (which, tb, log_r) in [
+                (F_TW, T_FWD, last_r),
+                (F_COSET, T_COSET, 0),
+                (F_FINAL, T_FINAL, 0),
+            ] {
+                let out = self.full_at(which).expect("held");
                 let (lo, hi) = (self.table(tb), self.table(tb + 1));
                 let mut a = args![out, lo, hi, b, log_n, log_r];
                 let blocks = (n / 256).clamp(1, 1 << 16) as u32;

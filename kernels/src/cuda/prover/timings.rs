@@ -1,0 +1,52 @@
+//! What one `GpuProver::prove` call's steps took on the device.
+
+use std::time::Duration;
+
+/// Device time of each step (CUDA events), and the whole call's wall time.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GpuTimings {
+    /// a, b, c, scalars and plans host → device (copy stream).
+    pub upload: Duration,
+    /// The six NTTs of H (from the first kernel; overlaps the b, c uploads).
+    pub ntt: Duration,
+    pub msm_h: Duration,
+    pub msm_l: Duration,
+    pub msm_a: Duration,
+    pub msm_b_g1: Duration,
+    /// Zero when B_G2 was not asked for.
+    pub msm_b_g2: Duration,
+    /// Of msm_l, msm_a, msm_b_g1, msm_b_g2: the batch addition of the scalars equal to 1
+    /// (the rest is the Pippenger "tail" over the other scalars). Zero when the bases are
+    /// streamed (the two parts then alternate piece by piece) or B_G2 was not asked for.
+    pub ones: [Duration; 4],
+    /// Window sums back to the host and combined there.
+    pub finish: Duration,
+    /// This partition's `a` was on the device already (uploaded during the previous call).
+    pub a_ahead: bool,
+    /// The next partition's `a` uploaded during this call (copy stream, under the compute);
+    /// zero when none was.
+    pub upload_ahead: Duration,
+    pub total: Duration,
+}
+
+impl GpuTimings {
+    /// The device steps by their timeline names (`msm_b_g2` only when B_G2 was computed):
+    /// what the gpu stage reports and the device check prints.
+    pub fn steps(&self, b_g2: bool) -> Vec<(&'static str, Duration)> {
+        let mut v = vec![
+            ("upload", self.upload),
+            ("ntt", self.ntt),
+            ("msm_h", self.msm_h),
+            ("msm_l", self.msm_l),
+            ("msm_a", self.msm_a),
+            ("msm_b_g1", self.msm_b_g1),
+        ];
+        if b_g2 {
+            v.push(("msm_b_g2", self.msm_b_g2));
+        }
+        if self.upload_ahead > Duration::ZERO {
+            v.push(("upload_ahead", self.upload_ahead));
+        }
+        v
+    }
+}
