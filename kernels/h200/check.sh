@@ -27,13 +27,20 @@
 #                Fp2 and G2 layers, MSMs 2^10..2^MSM_MAX, every width, a plan with edge
 #                cases, then the 32 GiB B_G2 shape (~3.3 M terms + ~14.9 M ones) timed
 #                against the CPU path on CUZK_G2_CPU_THREADS (default 6) threads
-# Prints a short table last; logs and tables go to $OUT.
+# Prints a short table last; logs and tables go to $OUT. A file $DEV/env (VAR=value lines)
+# is exported first: one binary run as two variants with other settings (side-by-side.sh).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/cuzk-out}
 DEV=${DEV:-.device}
 mkdir -p "$OUT"
 BIN=$DEV/cuzk-gpu-check
+if [ -f "$DEV/env" ]; then
+  set -a
+  . "$DEV/env"
+  set +a
+  echo "settings of $DEV/env: $(tr '\n' ' ' < "$DEV/env")"
+fi
 # NVRTC for the start measurement.
 nvrtc=$(ldconfig -p 2>/dev/null | awk '/libnvrtc.so/ {print $NF; exit}')
 [ -n "$nvrtc" ] || nvrtc=$(find /usr /opt / -name 'libnvrtc.so*' -not -path '/proc/*' 2>/dev/null | head -1)

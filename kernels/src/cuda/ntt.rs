@@ -146,13 +146,19 @@ struct NttPass {
     tw_bits: u32,
     pre_mode: u32,
     direct_log: u32,
-    // Read by the FULL kernels only (ntt.cu: last, so the others' offsets stay).
+}
+const _: () = assert!(std::mem::size_of::<NttPass>() == 128);
+
+/// The FULL kernels' second parameter (`struct NttFull` in ntt.cu; kept out of `NttPass` so
+/// the kernels without the tables compile exactly as before them).
+#[repr(C)]
+struct NttFull {
     rev_in: u32,
     full_tw: CUdeviceptr,
     pre_full: CUdeviceptr,
     post_full: CUdeviceptr,
 }
-const _: () = assert!(std::mem::size_of::<NttPass>() == 152);
+const _: () = assert!(std::mem::size_of::<NttFull>() == 32);
 
 /// What the first pass reads.
 #[derive(Clone, Copy)]
@@ -379,9 +385,6 @@ pub(crate) fn transform(
             post_lo: post_t.map_or(0, |x| t.table(x)),
             post_hi: post_t.map_or(0, |x| t.table(x + 1)),
             direct: t.direct(inverse),
-            full_tw: if last { full_tw.unwrap_or(0) } else { 0 },
-            pre_full: pre_t.and_then(full_of).unwrap_or(0),
-            post_full: post_t.and_then(full_of).unwrap_or(0),
             log_n,
             log_r,
             log_ns,
@@ -389,34 +392,32 @@ pub(crate) fn transform(
             tw_bits: b,
             pre_mode,
             direct_log: direct_log(log_n),
+        };
+        let f = NttFull {
             rev_in: u32::from(first && rev),
+            full_tw: if last { full_tw.unwrap_or(0) } else { 0 },
+            pre_full: pre_t.and_then(full_of).unwrap_or(0),
+            post_full: post_t.and_then(full_of).unwrap_or(0),
         };
         let elems = 1u32 << (log_r + log_g);
         let blocks = 1u32 << (log_n - log_r - log_g);
         // A pass that reads a full table (or its input backwards) takes a FULL kernel.
-        let full = p.rev_in != 0 || p.full_tw != 0 || p.pre_full != 0 || p.post_full != 0;
+        let full = f.rev_in != 0 || f.full_tw != 0 || f.pre_full != 0 || f.post_full != 0;
         // Radix-2^9 passes of two columns take the butterflies-in-registers kernel.
-        let (kernel, smem) = match (log_r == 9 && log_g == 1, pass_build(), full) {
-            (true, PassBuild::R9, false) => (dev.k.ntt_pass_r9, R9_SMEM),
-            (true, PassBuild::R9, true) => (dev.k.ntt_pass_r9_full, R9_SMEM),
-            (true, PassBuild::R9Uncapped, _) => (dev.k.ntt_pass_r9u, R9_SMEM),
-            (_, _, false) => (dev.k.ntt_pass, FR_BYTES as u32 * elems),
-            (_, _, true) => (dev.k.ntt_pass_full, FR_BYTES as u32 * elems),
+        // (kernel, shared bytes, whether it takes the NttFull parameter)
+        let (kernel, smem, takes_f) = match (log_r == 9 && log_g == 1, pass_build(), full) {
+            (true, PassBuild::R9, false) => (dev.k.ntt_pass_r9, R9_SMEM, false),
+            (true, PassBuild::R9, true) => (dev.k.ntt_pass_r9_full, R9_SMEM, true),
+            (true, PassBuild::R9Uncapped, _) => (dev.k.ntt_pass_r9u, R9_SMEM, true),
+            (_, _, false) => (dev.k.ntt_pass, FR_BYTES as u32 * elems, false),
+            (_, _, true) => (dev.k.ntt_pass_full, FR_BYTES as u32 * elems, true),
         };
-        let mut a = args![p];
-        // SAFETY: `p` matches `struct NttPass`; every pointer is a carved region of at
-        // least n elements (tables sized for this log_n by `prepare`).
-        unsafe {
-            dev.launch(
-                "ntt pass",
-                kernel,
-                blocks,
-                THREADS,
-                smem,
-                dev.compute,
-                &mut a,
-            )?
-        };
+        let mut a = args![p, f];
+        let a = if takes_f { &mut a[..] } else { &mut a[..1] };
+        // SAFETY: `p` matches `struct NttPass` and `f` `struct NttFull`, passed to the
+        // kernels that declare it; every pointer is a carved region of at least n elements
+        // (tables sized for this log_n by `prepare`).
+        unsafe { dev.launch("ntt pass", kernel, blocks, THREADS, smem, dev.compute, a)? };
         log_ns += log_r;
         std::mem::swap(&mut from, &mut to);
     }
