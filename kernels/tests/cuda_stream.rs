@@ -97,7 +97,7 @@ fn pieces_sum_to_the_whole_msm() {
     }
 }
 
-/// The plan keeps everything resident when it fits (with the spare buffer and the NTT's
+/// The plan keeps everything resident when it fits (with the spare buffers and the NTT's
 /// full tables when they fit too), else the largest staging buffers that
 /// fit (2 MiB steps), else an error naming what it needs; at the 32 GiB shape a 40 GiB
 /// device streams through two buffers of 3902 MiB (3906 in the H200 run of 2026-11-29,
@@ -110,22 +110,27 @@ fn memory_plan_streams_only_when_the_key_does_not_fit() {
     let counts = [(1 << 27) - 1, PORE_32G_AUX, a, g2];
     let resident = MemoryPlan::resident(27, scalars.max(1 << 27), counts, g2);
     let choose = |budget| MemoryPlan::choose(27, scalars.max(1 << 27), counts, g2, budget);
-    // An H200 holds the 32 GiB key, the spare buffer for the next partition's `a` and the
-    // NTT's three full tables (100.2 GiB in all); a device with just less room goes without
-    // the tables, then without the spare.
-    let spare = resident.with_spare_a();
-    let all = spare.with_ntt_full();
+    // An H200 holds the 32 GiB key, the spare buffers for the next partition's `a` and `b`
+    // and the NTT's three full tables (104.2 GiB in all); a device with just less room goes
+    // without the tables, then without the spare for `b`, then without both spares.
+    let spare_a = resident.with_spares(1);
+    let spares = resident.with_spares(2);
+    let all = spares.with_ntt_full();
     assert_eq!(choose(139 << 30).unwrap(), all);
     assert!(
-        all.bytes() < 101 << 30,
-        "an H200 holds the 32 GiB key and the tables"
+        all.bytes() < 105 << 30,
+        "an H200 holds the 32 GiB key, both spares and the tables"
     );
-    assert_eq!(all.bytes() - spare.bytes(), 3 * (32 << 27) + 256);
-    assert_eq!(choose(all.bytes() - 1).unwrap(), spare);
+    let buffer = (32 << 27) + 256;
+    assert_eq!(all.bytes() - spares.bytes(), 3 * (32 << 27) + 256);
+    assert_eq!(choose(all.bytes() - 1).unwrap(), spares);
     assert_eq!(choose(all.bytes()).unwrap(), all);
-    assert_eq!(spare.bytes() - resident.bytes(), (32 << 27) + 256);
-    assert_eq!(choose(spare.bytes() - 1).unwrap(), resident);
-    assert_eq!(choose(spare.bytes()).unwrap(), spare);
+    assert_eq!(spares.bytes() - spare_a.bytes(), buffer);
+    assert_eq!(choose(spares.bytes() - 1).unwrap(), spare_a);
+    assert_eq!(choose(spares.bytes()).unwrap(), spares);
+    assert_eq!(spare_a.bytes() - resident.bytes(), buffer);
+    assert_eq!(choose(spare_a.bytes() - 1).unwrap(), resident);
+    assert_eq!(choose(spare_a.bytes()).unwrap(), spare_a);
 
     let budget = 40usize << 30;
     let plan = choose(budget).unwrap();

@@ -1,9 +1,10 @@
 //! What a `GpuProver` allocates, decided once at start from the sizes and the device's free
 //! memory: every base vector resident when they fit (an H200 holds a 32 GiB proving key
 //! whole), otherwise two staging buffers the bases stream through (`stream.rs`). A resident
-//! plan also takes a spare evaluation buffer when it fits: the next partition's `a` uploads
-//! into it under the current partition's compute (`GpuProver::prove_ahead`), and then the
-//! NTT's full tables (`ntt::full_tables_bytes`: a product off one pass of each transform).
+//! plan also takes spare evaluation buffers when they fit: the next partition's `a` and `b`
+//! upload into them under the current partition's compute (`GpuProver::prove_ahead`), and
+//! then the NTT's full tables (`ntt::full_tables_bytes`: a product off one pass of each
+//! transform).
 
 use super::layout::{AFFINE_BYTES, FR_BYTES, G2_AFFINE_BYTES, XYZZ2_BYTES, XYZZ_BYTES};
 use super::msm::{Curve, MsmWork, MAX_WINDOWS};
@@ -28,8 +29,9 @@ pub struct MemoryPlan {
     /// None: every base vector resident. Some(bytes): two staging buffers of this size;
     /// each MSM streams its bases through them.
     pub stream_bytes: Option<usize>,
-    /// A fifth 2^max_log evaluation buffer, for the next partition's `a` (uploaded ahead).
-    pub spare_a: bool,
+    /// Spare 2^max_log evaluation buffers, for the next partition's inputs uploaded ahead:
+    /// 0, 1 (`a`) or 2 (`a` and `b`).
+    pub spares: usize,
     /// The NTT's full tables (three of 2^max_log elements).
     pub ntt_full: bool,
 }
@@ -42,28 +44,27 @@ impl MemoryPlan {
             counts,
             g2_count,
             stream_bytes: None,
-            spare_a: false,
+            spares: 0,
             ntt_full: false,
         }
     }
 
     /// The same sizes with the bases streamed through two buffers of `bytes` each (and no
-    /// spare buffer or full tables: their memory is better spent on larger pieces).
+    /// spare buffers or full tables: their memory is better spent on larger pieces).
     pub fn streaming(self, bytes: usize) -> Self {
         MemoryPlan {
             stream_bytes: Some(bytes),
-            spare_a: false,
+            spares: 0,
             ntt_full: false,
             ..self
         }
     }
 
-    /// The same sizes with the spare evaluation buffer for uploads ahead.
-    pub fn with_spare_a(self) -> Self {
-        MemoryPlan {
-            spare_a: true,
-            ..self
-        }
+    /// The same sizes with `k` spare evaluation buffers for uploads ahead (1: `a`, 2: `a`
+    /// and `b`).
+    pub fn with_spares(self, k: usize) -> Self {
+        assert!(k <= 2, "spare buffers are for a and b");
+        MemoryPlan { spares: k, ..self }
     }
 
     /// The same sizes with the NTT's full tables.
@@ -74,10 +75,12 @@ impl MemoryPlan {
         }
     }
 
-    /// The resident plan with the spare buffer and the NTT's full tables when they fit in
-    /// `budget` bytes, else with the spare buffer alone, else with neither, else the
+    /// The resident plan with both spare buffers and the NTT's full tables when they fit in
+    /// `budget` bytes, else with both spares, else the spare for `a`, else none, else the
     /// streaming plan with the largest staging buffers that fit; an error naming the sizes
-    /// when none does.
+    /// when none does. The order is what each saves a partition at 32 GiB on an H200: `a`
+    /// ahead its upload (78 ms), `b` ahead the wait for `c`'s upload (the NTTs then run
+    /// back to back), the full tables 9 ms for 12 GiB (docs/perf.md).
     pub fn choose(
         max_log: u32,
         max_scalars: usize,
@@ -86,15 +89,14 @@ impl MemoryPlan {
         budget: usize,
     ) -> Result<Self, String> {
         let resident = Self::resident(max_log, max_scalars, counts, g2_count);
-        let all = resident.with_spare_a().with_ntt_full();
-        if all.bytes() <= budget {
-            return Ok(all);
-        }
-        if resident.with_spare_a().bytes() <= budget {
-            return Ok(resident.with_spare_a());
-        }
-        if resident.bytes() <= budget {
-            return Ok(resident);
+        let candidates = [
+            resident.with_spares(2).with_ntt_full(),
+            resident.with_spares(2),
+            resident.with_spares(1),
+            resident,
+        ];
+        if let Some(p) = candidates.into_iter().find(|p| p.bytes() <= budget) {
+            return Ok(p);
         }
         let with = |s: usize| resident.streaming(s);
         // bytes() grows with the buffer size: the largest size (2 MiB steps) that fits.
@@ -183,7 +185,7 @@ impl MemoryPlan {
                 + 3 * 256
         };
         bases
-            + (4 + self.spare_a as usize) * (n * FR_BYTES + 256)
+            + (4 + self.spares) * (n * FR_BYTES + 256)
             + self.max_scalars * FR_BYTES
             + self.counts[1..].iter().map(|c| c * 12).sum::<usize>()
             + ntt::tables_bytes(self.max_log)

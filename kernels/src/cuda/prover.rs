@@ -47,21 +47,35 @@ pub struct GpuPartition<'a> {
     pub bases: Option<ResidentBases<'a>>,
 }
 
-/// The next partition's evaluations of A, uploaded ahead by [`GpuProver::prove_ahead`] into
-/// the spare buffer while the current partition computes. `key` names that partition for the
-/// caller (the gpu stage: its slot and the slot's generation, unique to one claim); the next
-/// call uses the upload only if it presents the same key and the same `a`.
+/// The next partition's evaluations of A and B, uploaded ahead by [`GpuProver::prove_ahead`]
+/// into the spare buffers while the current partition computes (`a` when the plan has one
+/// spare, both when it has two). `key` names that partition for the caller (the gpu stage:
+/// its slot and the slot's generation, unique to one claim); the next call uses the upload
+/// only if it presents the same key and the same slices.
 pub struct Preload<'a> {
     pub key: u64,
     pub a: &'a [Fr],
+    pub b: &'a [Fr],
 }
 
-/// What a prover remembers of an upload ahead.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+/// What a prover remembers of an upload ahead: the key and, per input uploaded (a, then b),
+/// where the caller's slice lies and its length.
+#[derive(Clone, PartialEq, Eq, Debug)]
 struct Preloaded {
     key: u64,
-    ptr: usize,
-    len: usize,
+    inputs: Vec<(usize, usize)>,
+}
+
+impl Preloaded {
+    fn of(key: u64, inputs: &[&[Fr]]) -> Self {
+        Preloaded {
+            key,
+            inputs: inputs
+                .iter()
+                .map(|v| (v.as_ptr() as usize, v.len()))
+                .collect(),
+        }
+    }
 }
 
 /// The proving key's base vectors a prover keeps resident: H, L, A, B_G1 always; B_G2 when
@@ -120,8 +134,9 @@ pub struct GpuProver {
     stream: Option<StreamBuffers>,
     /// a, b, c and the scratch buffer of the NTTs.
     abc: [DevBuf; 4],
-    /// Where the next partition's `a` uploads ahead (swapped with `abc[0]` when used).
-    spare_a: Option<DevBuf>,
+    /// Where the next partition's `a` (and `b`) upload ahead (swapped with `abc[0]`, `abc[1]`
+    /// when used).
+    spares: Vec<DevBuf>,
     preloaded: Option<Preloaded>,
     scalars: DevBuf,
     /// Per plan (L, A, B): terms then ones.
@@ -324,7 +339,7 @@ impl GpuProver {
         };
         let n = 1usize << max_log;
         let abc = [0; 4].map(|_| dev.carve(n * FR_BYTES));
-        let spare_a = plan.spare_a.then(|| dev.carve(n * FR_BYTES));
+        let spares = (0..plan.spares).map(|_| dev.carve(n * FR_BYTES)).collect();
         let scalars = dev.carve(max_scalars * FR_BYTES);
         let plans = [counts[1], counts[2], counts[3]].map(|c| dev.carve(c * 12));
         let full = plan
@@ -356,7 +371,7 @@ impl GpuProver {
             bases,
             stream,
             abc,
-            spare_a,
+            spares,
             preloaded: None,
             scalars,
             plans,
@@ -400,7 +415,7 @@ impl GpuProver {
     pub fn describe(&self) -> String {
         let name = self.dev.ctx.name().unwrap_or_else(|_| "?".into());
         format!(
-            "{name}, {} SMs, max domain 2^{}, {} scalars, B_G2 {}, bases {}, spare a buffer {}, NTT full tables {}, {:.1} GiB allocated",
+            "{name}, {} SMs, max domain 2^{}, {} scalars, B_G2 {}, bases {}, spare buffers {}, NTT full tables {}, {:.1} GiB allocated",
             self.dev.sm_count,
             self.plan.max_log,
             self.plan.max_scalars,
@@ -413,11 +428,7 @@ impl GpuProver {
                 None => "resident".to_string(),
                 Some(s) => format!("streamed through 2 x {} MiB", s >> 20),
             },
-            if self.spare_a.is_some() {
-                "held"
-            } else {
-                "not held"
-            },
+            ["none", "a", "a and b"][self.spares.len()],
             if self.tables.holds_full() {
                 "held"
             } else {
@@ -493,16 +504,20 @@ impl GpuProver {
         self.prove_ahead(p, None, || None)
     }
 
-    /// [`Self::prove`] of the partition the caller names `key`, using its `a` if the previous
-    /// call uploaded it ahead under that key, and uploading the next partition's `a` ahead:
-    /// once this partition's H MSM has run (about 40 % of the partition's compute is left,
-    /// more than the upload takes), `ahead` is asked for the next partition, and its `a`
-    /// copies into the spare buffer on the copy stream while L, A, B run. Asking late keeps
-    /// a caller that claims work in `ahead` from taking a partition another device could
-    /// start sooner. Without a spare buffer (the plan had no room) `ahead` is not called.
+    /// [`Self::prove`] of the partition the caller names `key`, using its `a` (and `b`) if the
+    /// previous call uploaded them ahead under that key, and uploading the next partition's
+    /// ahead: once this partition's H MSM has run (the L, A, B MSMs are left: at 32 GiB on
+    /// an H200 160 ms, the two uploads 156), `ahead` is asked for the next partition, and its
+    /// `a` (and `b`, with two spare buffers) copy into the spare buffers on the copy stream
+    /// while L, A, B run. With `a` ahead the NTTs start at once; with `b` too they no longer
+    /// wait for the uploads (`c`'s lands first, under the transforms of `a` and `b`). Asking
+    /// late keeps a caller that claims work in `ahead` from taking a partition another
+    /// device could start sooner. Without a spare buffer (the plan had no room) `ahead` is
+    /// not called.
     ///
-    /// The caller must leave the next partition's `a` unchanged until the call that uses it
-    /// (the key tells the prover which partition it is; an error forgets the upload).
+    /// The caller must leave the next partition's `a` and `b` unchanged until the call that
+    /// uses them (the key tells the prover which partition it is; an error forgets the
+    /// upload).
     pub fn prove_ahead<'n>(
         &mut self,
         p: &GpuPartition<'_>,
@@ -527,20 +542,18 @@ impl GpuProver {
         use super::error::Step;
         let wall = Instant::now();
         self.check(p)?;
-        let this = key.map(|key| Preloaded {
-            key,
-            ptr: p.a.as_ptr() as usize,
-            len: p.a.len(),
-        });
-        let a_ahead = this.is_some() && this == preloaded;
-        if a_ahead {
-            // The copy stream is in order: the upload ahead ends before anything enqueued
-            // on it below, so the event after the (skipped) upload of `a` still covers it.
-            let spare = self
-                .spare_a
-                .as_mut()
-                .expect("only a spare buffer is preloaded");
-            std::mem::swap(&mut self.abc[0], spare);
+        // How many of a, b are on the device already (uploaded ahead for this partition).
+        let inputs = [p.a, p.b];
+        let ahead_n = match (key, preloaded) {
+            (Some(key), Some(pre)) if pre == Preloaded::of(key, &inputs[..pre.inputs.len()]) => {
+                pre.inputs.len()
+            }
+            _ => 0,
+        };
+        for i in 0..ahead_n {
+            // The copy stream is in order: the uploads ahead end before anything enqueued
+            // on it below, so the events after the (skipped) uploads still cover them.
+            std::mem::swap(&mut self.abc[i], &mut self.spares[i]);
         }
         self.dev.ctx.bind_to_thread().step("bind context")?;
         let log_n = p.domain_log2;
@@ -564,7 +577,7 @@ impl GpuProver {
             .into_iter()
             .enumerate()
         {
-            if !(i == 0 && a_ahead) {
+            if i >= ahead_n {
                 d.upload(x, self.abc[i].bytes, v, cs)?;
             }
             ev.record(cs)?;
@@ -653,20 +666,20 @@ impl GpuProver {
             }
             _ => None,
         };
-        // The next partition's `a`, once H's MSM has run (see `prove_ahead`).
+        // The next partition's `a` (and `b`), once H's MSM has run (see `prove_ahead`).
         let mut uploaded_ahead = false;
-        if let Some(spare) = self.spare_a {
+        if !self.spares.is_empty() {
             e_h.synchronize()?;
             if let Some(next) = ahead() {
-                if size_of_val(next.a) <= spare.bytes {
+                let next_inputs = [next.a, next.b];
+                let up = &next_inputs[..self.spares.len()];
+                if up.iter().all(|v| size_of_val(*v) <= self.spares[0].bytes) {
                     e_next0.record(cs)?;
-                    d.upload(spare.ptr, spare.bytes, next.a, cs)?;
+                    for (v, spare) in up.iter().zip(&self.spares) {
+                        d.upload(spare.ptr, spare.bytes, v, cs)?;
+                    }
                     e_next.record(cs)?;
-                    self.preloaded = Some(Preloaded {
-                        key: next.key,
-                        ptr: next.a.as_ptr() as usize,
-                        len: next.a.len(),
-                    });
+                    self.preloaded = Some(Preloaded::of(next.key, up));
                     uploaded_ahead = true;
                 }
             }
@@ -715,7 +728,8 @@ impl GpuProver {
                 ]
             },
             finish: t_fin.elapsed(),
-            a_ahead,
+            a_ahead: ahead_n >= 1,
+            b_ahead: ahead_n >= 2,
             upload_ahead: if uploaded_ahead {
                 ms(e_next0, e_next)?
             } else {

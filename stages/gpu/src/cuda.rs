@@ -4,8 +4,9 @@
 //! (B_G2's too when the jobs put B_G2 here); each partition uploads only a, b, c, the
 //! assignment and the plans, by DMA straight from the arena, which is page-locked once, on a
 //! thread started with the process (`HostPin`).
-//! The next partition's `a`, when its slot is ready, uploads during this one's L, A, B
-//! MSMs (`GpuProver::prove_ahead`), so its NTTs start without waiting for a copy.
+//! The next partition's `a` and `b`, when its slot is ready, upload during this one's L, A, B
+//! MSMs (`GpuProver::prove_ahead`, as many as the device plan has spare buffers for), so its
+//! NTTs start without waiting for a copy.
 
 use std::time::Duration;
 
@@ -99,7 +100,7 @@ impl CudaDevice {
                 made => made?,
             };
             self.setup.push(("setup_srs_upload", started.elapsed()));
-            // What the memory plan took (resident or streamed bases, the spare buffer, the
+            // What the memory plan took (resident or streamed bases, the spare buffers, the
             // NTT's full tables), once per proving key: operators size devices by it.
             eprintln!("cuzk-gpu: cuda:{d}: prover ready: {}", p.describe());
             if p.streams_bases() {
@@ -232,17 +233,18 @@ impl PartitionDevice for CudaDevice {
                 b_g2: on_device.then_some(srs.b_g2),
             }),
         };
-        let next_a = move || {
+        let next_ab = move || {
             let ahead = ahead;
             let next = ahead.next_slot()?;
             let n = 1usize.checked_shl(meta(next).domain_log2())?;
             Some(Preload {
                 key: claim_key(next),
                 a: cast::<Fr>(next.region(Region::EvalA)).get(..n)?,
+                b: cast::<Fr>(next.region(Region::EvalB)).get(..n)?,
             })
         };
         let (r, t) = prover
-            .prove_ahead(&partition, Some(claim_key(claim)), next_a)
+            .prove_ahead(&partition, Some(claim_key(claim)), next_ab)
             .map_err(DeviceError)
             .with_context(|| format!("cuda:{ordinal}"))?;
         let mut steps = std::mem::take(&mut self.setup);

@@ -382,15 +382,19 @@ fn upload_ahead_check(
     (part2.a, part2.b, part2.c) = (&a2, &b2, &c2);
     let (plain1, _) = p.prove(&part.as_gpu(true))?;
     let (plain2, _) = p.prove(&part2)?;
-    // 1 uploads 2's a ahead; 2 uses it and uploads 1's a under key 3; 1 asked for under key
-    // 4 must not use that upload; then an upload of 2's a under key 5, presented with 1's a.
-    let ahead = |key, a| move || Some(Preload { key, a });
-    let (r1, t1) = p.prove_ahead(&part.as_gpu(true), Some(1), ahead(2, &a2[..]))?;
-    let (r2, t2) = p.prove_ahead(&part2, Some(2), ahead(3, &part.a[..]))?;
-    let (r1b, t1b) = p.prove_ahead(&part.as_gpu(true), Some(4), ahead(5, &a2[..]))?;
-    let (r1c, t1c) = p.prove_ahead(&part.as_gpu(true), Some(5), || None)?;
+    // 1 uploads 2's a, b ahead; 2 uses them and uploads 1's under key 3; 1 asked for under
+    // key 4 must not use that upload, and uploads 2's a with 1's b under key 5; 2 asked for
+    // under key 5 may use that a only when the prover uploads a alone (one spare buffer),
+    // never that b.
+    let ahead = |key, a, b| move || Some(Preload { key, a, b });
+    let (r1, t1) = p.prove_ahead(&part.as_gpu(true), Some(1), ahead(2, &a2[..], &b2[..]))?;
+    let (r2, t2) = p.prove_ahead(&part2, Some(2), ahead(3, &part.a[..], &part.b[..]))?;
+    let (r1b, t1b) = p.prove_ahead(&part.as_gpu(true), Some(4), ahead(5, &a2[..], &part.b[..]))?;
+    let (r2b, t2b) = p.prove_ahead(&part2, Some(5), || None)?;
     let want2 = cpu_h(&a2, &b2, &c2);
-    let used = !t1.a_ahead && t2.a_ahead && !t1b.a_ahead && !t1c.a_ahead;
+    // Two spare buffers (b ahead too): 2 under key 5 must not use 2's a beside 1's b.
+    let two = t2.b_ahead;
+    let used = !t1.a_ahead && t2.a_ahead && !t1b.a_ahead && t2b.a_ahead != two && !t2b.b_ahead;
     let uploaded = [&t1, &t2, &t1b]
         .iter()
         .all(|t| t.upload_ahead > std::time::Duration::ZERO);
@@ -399,17 +403,17 @@ fn upload_ahead_check(
         && r2.h == want2
         && r2.h != plain1.h
         && r1b == plain1
-        && r1c == plain1
+        && r2b == plain2
         && used
         && uploaded;
     rep.row(
-        &format!("prove_ahead 2^{}: a uploaded ahead", part.domain_log2),
+        &format!("prove_ahead 2^{}: a, b uploaded ahead", part.domain_log2),
         Some(ok),
         ms(t2.total),
         ms(t1.total),
         &format!(
-            "same as own upload {}, H vs CPU {}, used only under its key {}, uploads {:?} ms",
-            r1 == plain1 && r2 == plain2 && r1b == plain1 && r1c == plain1,
+            "same as own upload {}, H vs CPU {}, used only under its key and slices {}, b ahead too {two}, uploads {:?} ms",
+            r1 == plain1 && r2 == plain2 && r1b == plain1 && r2b == plain2,
             r2.h == want2,
             used,
             [&t1, &t2, &t1b].map(|t| ms(t.upload_ahead))

@@ -160,18 +160,24 @@ pub(crate) fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
     }
 
     // Back to back as the gpu stage runs them when the next slot is ready: each call
-    // uploads the next partition's `a` (here the same bytes) under its L, A, B MSMs, and
-    // the next call starts its NTTs without waiting for that copy. Run 0 has no upload
+    // uploads the next partition's `a` and `b` (here the same bytes) under its L, A, B MSMs,
+    // and the next call starts its NTTs without waiting for those copies. Run 0 has no upload
     // ahead to use; its results must equal the plain calls' above.
     for run in 0..3u64 {
         let (r, t) = gpu.prove_ahead(&part.as_gpu(true), Some(10 + run), || {
             Some(cuzk_kernels::cuda::Preload {
                 key: 11 + run,
                 a: &part.a,
+                b: &part.b,
             })
         })?;
         let name = format!("32GiB prove_ahead() + B_G2 run {run}");
-        let note = format!("a ahead {}, {}", t.a_ahead, steps(&t));
+        let note = format!(
+            "a ahead {}, b ahead {}, {}",
+            t.a_ahead,
+            t.b_ahead,
+            steps(&t)
+        );
         rep.row(&name, Some(Some(r) == resident), ms(t.total), 0.0, &note);
     }
 

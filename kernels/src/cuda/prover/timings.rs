@@ -23,8 +23,10 @@ pub struct GpuTimings {
     pub finish: Duration,
     /// This partition's `a` was on the device already (uploaded during the previous call).
     pub a_ahead: bool,
-    /// The next partition's `a` uploaded during this call (copy stream, under the compute);
-    /// zero when none was.
+    /// Its `b` too (the plan has two spare buffers).
+    pub b_ahead: bool,
+    /// The next partition's `a` (and `b`) uploaded during this call (copy stream, under the
+    /// compute); zero when none was.
     pub upload_ahead: Duration,
     pub total: Duration,
 }
