@@ -129,6 +129,113 @@ __device__ __noinline__ void xyzz_add_affine(xyzz_p<F>& p, const F& x, const F& 
   xyzz_add_affine_inl(p, x, y);
 }
 
+// The accumulation's madd with the accumulator split: X and Y in registers, ZZ and ZZZ in
+// this thread's shared-memory slots, and the base read from its shared-memory slot (where
+// the accumulation's prefetch puts it) each time a product takes a coordinate. Inlined into
+// the loop, only the products are calls, and at most five coordinates are live across one
+// (the called xyzz_add_affine keeps the accumulator and its temporaries in local memory:
+// ~220 local loads and stores a madd). The same formula as xyzz_add_affine_inl, ordered so
+// each coordinate dies early: ZZ3 right after PP, ZZZ3 after R.
+#ifdef __CUDA_ARCH__
+typedef u32 sh_ptr;  // a shared-window address
+// Shared loads and stores the compiler cannot forward into registers across the products
+// (asm volatile, kept in order with each other): plain accesses would be, and the values
+// would be live across the calls again.
+template <class F>
+__device__ __forceinline__ F sh_ld(sh_ptr a) {
+  F r;
+  u32* w = (u32*)&r;
+#pragma unroll
+  for (int i = 0; i < (int)(sizeof(F) / 16); i++)
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(w[4 * i]), "=r"(w[4 * i + 1]), "=r"(w[4 * i + 2]), "=r"(w[4 * i + 3])
+                 : "r"(a + 16 * i));
+  return r;
+}
+template <class F>
+__device__ __forceinline__ void sh_st(sh_ptr a, const F& v) {
+  const u32* w = (const u32*)&v;
+#pragma unroll
+  for (int i = 0; i < (int)(sizeof(F) / 16); i++)
+    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(a + 16 * i), "r"(w[4 * i]), "r"(w[4 * i + 1]),
+                 "r"(w[4 * i + 2]), "r"(w[4 * i + 3])
+                 : "memory");
+}
+template <class T>
+__device__ __forceinline__ sh_ptr sh_addr(const T* p) {
+  return (u32)__cvta_generic_to_shared(p);
+}
+#else
+// On the host (kernels/tests/cuda_on_host.rs): plain pointers and copies.
+typedef unsigned char* sh_ptr;
+template <class F> static inline F sh_ld(sh_ptr a) { F r; memcpy(&r, a, sizeof(F)); return r; }
+template <class F> static inline void sh_st(sh_ptr a, const F& v) { memcpy(a, &v, sizeof(F)); }
+template <class T> static inline sh_ptr sh_addr(const T* p) { return (sh_ptr)p; }
+#endif
+
+template <class F> struct xyzz_sh { F X, Y; sh_ptr zz, zzz; };
+
+template <class F>
+__device__ __forceinline__ void xyzz_sh_set_inf(xyzz_sh<F>& p) {
+  p.X = f_zero<F>(); p.Y = f_zero<F>(); sh_st(p.zz, f_zero<F>()); sh_st(p.zzz, f_zero<F>());
+}
+template <class F>
+__device__ __forceinline__ xyzz_p<F> xyzz_sh_get(const xyzz_sh<F>& p) {
+  xyzz_p<F> r;
+  r.X = p.X; r.Y = p.Y; r.ZZ = sh_ld<F>(p.zz); r.ZZZ = sh_ld<F>(p.zzz);
+  return r;
+}
+template <class F>
+__device__ __forceinline__ void xyzz_sh_put(xyzz_sh<F>& p, const xyzz_p<F>& r) {
+  p.X = r.X; p.Y = r.Y; sh_st(p.zz, r.ZZ); sh_st(p.zzz, r.ZZZ);
+}
+
+// The rare case P = 0 (same x): 2p when p = (x, y) (R = 0), else p = −(x, y) and the sum is
+// infinity. Values in and out: no address of the caller's registers is taken.
+template <class F>
+__device__ __noinline__ xyzz_p<F> xyzz_madd_same_x(xyzz_p<F> p, affine_p<F> a) {
+  xyzz_p<F> r;
+  if (f_is_zero(f_sub(f_mul(a.y, p.ZZZ), p.Y))) xyzz_set_dbl_affine(r, a.x, a.y);
+  else xyzz_set_inf(r);
+  return r;
+}
+
+// p += ±a for the affine point at shared address `a` (x, then y); a may be infinity (all
+// zeros), which adds nothing, as in xyzz_add_affine_signed.
+template <class F>
+__device__ __forceinline__ void xyzz_madd_sh(xyzz_sh<F>& p, sh_ptr a, bool neg) {
+  const sh_ptr ax = a, ay = a + sizeof(F);
+  if (f_is_zero(sh_ld<F>(ax)) && f_is_zero(sh_ld<F>(ay))) return;
+  if (f_is_zero(sh_ld<F>(p.zz))) {
+    const F y = sh_ld<F>(ay);
+    p.X = sh_ld<F>(ax);
+    p.Y = neg ? f_neg(y) : y;
+    sh_st(p.zz, f_one<F>());
+    sh_st(p.zzz, f_one<F>());
+    return;
+  }
+  const F P = f_sub(f_mul(sh_ld<F>(ax), sh_ld<F>(p.zz)), p.X);
+  if (f_is_zero(P)) {
+    affine_p<F> b;
+    b.x = sh_ld<F>(ax);
+    b.y = sh_ld<F>(ay);
+    if (neg) b.y = f_neg(b.y);
+    xyzz_sh_put(p, xyzz_madd_same_x(xyzz_sh_get(p), b));
+    return;
+  }
+  const F PP = f_sqr(P);
+  sh_st(p.zz, f_mul(sh_ld<F>(p.zz), PP));  // ZZ3 = ZZ·PP
+  const F PPP = f_mul(P, PP);
+  const F Q = f_mul(p.X, PP);
+  F y = sh_ld<F>(ay);
+  if (neg) y = f_neg(y);
+  const F R = f_sub(f_mul(y, sh_ld<F>(p.zzz)), p.Y);
+  sh_st(p.zzz, f_mul(sh_ld<F>(p.zzz), PPP));  // ZZZ3 = ZZZ·PPP
+  const F X3 = f_sub(f_sub(f_sqr(R), PPP), f_add(Q, Q));
+  p.Y = f_mul_sub_mul(R, f_sub(Q, X3), p.Y, PPP);  // Y3 = R(Q − X3) − Y·PPP
+  p.X = X3;
+}
+
 // p += q, both XYZZ. add-2008-s:
 // U1 = X1·ZZ2, U2 = X2·ZZ1, S1 = Y1·ZZZ2, S2 = Y2·ZZZ1, P = U2 - U1, R = S2 - S1,
 // PP = P^2, PPP = P·PP, Q = U1·PP, X3 = R^2 - PPP - 2Q, Y3 = R(Q - X3) - S1·PPP,

@@ -23,6 +23,9 @@
 #                CUZK_NTT_FULL=0 turns the full tables off in any mode)
 #   upload       a prover's resident SRS upload (41 GB of G1 bases at 32 GiB sizes) from pageable
 #                memory against page-locked staging, interleaved, each downloaded and compared
+#   ceilings     the Fr and Fp products and the G1 madd alone, in registers, one full wave
+#                each (results checked against the CPU), against the multiply-add rate the
+#                floors count with (CUZK_CEILING_SECS a kernel, default 0.2)
 #   msm-g2       the B_G2 MSM alone (GpuG2Msm; the prover's B_G2 is in correctness/scale) against the CPU:
 #                Fp2 and G2 layers, MSMs 2^10..2^MSM_MAX, every width, a plan with edge
 #                cases, then the 32 GiB B_G2 shape (~3.3 M terms + ~14.9 M ones) timed

@@ -9,8 +9,9 @@
 //!   madd chain of msm_accumulate, xyzz_mul_small of the bucket reduction;
 //! - the MSM kernels one after the other as `msm::enqueue_msm` / `enqueue_batch_add` launch
 //!   them (digits, scatter, accumulate, fixup, bucket reduction; batch addition), for G2 and
-//!   G1, with small windows and chunks so buckets are cut across chunks; the scan and the
-//!   final sums (kernels that synchronize a block) are done by the driver.
+//!   G1 (both G1 builds: the split accumulator's, the default, and the called madd's), with
+//!   small windows and chunks so buckets are cut across chunks; the scan and the final sums
+//!   (kernels that synchronize a block) are done by the driver.
 //!
 //! This checks the CUDA source text without a GPU; it does not check what NVRTC/ptxas make
 //! of it, nor the host launch code (the device check `cuzk-gpu-check msm-g2` does). Needs a
@@ -71,7 +72,7 @@ template <class Fn> static void grid(unsigned threads, Fn f) {
     for (unsigned t = 0; t < 128; t++) { blockIdx.x = b; threadIdx.x = t; f(); }
 }
 
-// The point kernels of one curve (the G1 accumulation: the uncapped build, the default).
+// The point kernels of one curve (G1: the default build, msm::AccumulateBuild::Split).
 template <class F> struct Kern;
 template <> struct Kern<fp2_t> {
   static constexpr auto accumulate = &msm_accumulate_g2;
@@ -80,15 +81,22 @@ template <> struct Kern<fp2_t> {
   static constexpr auto batch = &batch_add_g2;
 };
 template <> struct Kern<fp_t> {
-  static constexpr auto accumulate = &msm_accumulate_wide;
+  static constexpr auto accumulate = &msm_accumulate_split;
   static constexpr auto fixup = &msm_fixup;
   static constexpr auto bucket_reduce = &msm_bucket_reduce;
+  static constexpr auto batch = &batch_add_split;
+};
+
+// The G1 kernels that call the madd (msm::AccumulateBuild::Wide: msm_accumulate_wide,
+// batch_add), the default before the split accumulator.
+struct KernCalled : Kern<fp_t> {
+  static constexpr auto accumulate = &msm_accumulate_wide;
   static constexpr auto batch = &batch_add;
 };
 
 // Reads c, W, K[9], S, Q, counts, bases, scalars, terms, ones; runs the launch sequence of
 // msm::enqueue_msm and enqueue_batch_add; writes the W window sums and the ones' sum.
-template <class F> static void plan_msm() {
+template <class F, class K = Kern<F>> static void plan_msm() {
   unsigned c, W, k[9], S, Q, nb, ns, m, no;
   rd(&c, 4); rd(&W, 4); rd(k, 36); rd(&S, 4); rd(&Q, 4);
   rd(&nb, 4); rd(&ns, 4); rd(&m, 4); rd(&no, 4);
@@ -116,7 +124,7 @@ template <class F> static void plan_msm() {
     const u32 threads = (m + S - 1) / S;
     std::vector<partial_p<F>> head(threads + 1), tail(threads + 1);
     xyzz_p<F>* bk = buckets.data() + (size_t)w * B;
-    grid(threads, [&] { Kern<F>::accumulate(sorted.data(), off.data(), B, S, bases.data(), bk, head.data(), tail.data()); });
+    grid(threads, [&] { K::accumulate(sorted.data(), off.data(), B, S, bases.data(), bk, head.data(), tail.data()); });
     grid(B, [&] { Kern<F>::fixup(off.data(), B, S, bk, head.data(), tail.data()); });
   }
   grid(W * chunks, [&] { Kern<F>::bucket_reduce(buckets.data(), B, Q, W, reduced.data()); });
@@ -127,7 +135,7 @@ template <class F> static void plan_msm() {
   }
   const u32 parts = (no + S - 1) / S;
   std::vector<xyzz_p<F>> part(parts + 1);
-  grid(parts, [&] { Kern<F>::batch(bases.data(), ones.data(), no, S, part.data()); });
+  grid(parts, [&] { K::batch(bases.data(), ones.data(), no, S, part.data()); });
   xyzz_p<F> acc; xyzz_set_inf(acc);
   for (u32 i = 0; i < parts; i++) xyzz_add(acc, part[i]);
   wr(&acc, sizeof acc);
@@ -171,6 +179,8 @@ int main() {
       plan_msm<fp2_t>();
     } else if (op == 6) {  // the same over G1
       plan_msm<fp_t>();
+    } else if (op == 16) {  // the same with the called madd (msm_accumulate_wide, batch_add)
+      plan_msm<fp_t, KernCalled>();
     } else if (op == 7) {  // Fp pairs -> a·b, a² (fp_mul, fp_sqr), a·b − a², a² − a·b
                            // (fp_mul_sub_mul: one of the two borrows unless a·b = a²)
       for (unsigned i = 0; i < n; i++) {
@@ -741,21 +751,25 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
         let got = combine_windows(&win, &sums) + xyzz2_at(&out[384 * w..]);
         assert_eq!(got, want2, "G2, c = {c}, chunks of {chunk}");
 
-        let out = run(
-            &exe,
-            dir.path(),
-            &plan_record(6, &win, chunk, q, &g1, &scalars, &terms, &ones),
-        );
-        assert_eq!(out.len(), (w + 1) * 192);
-        let mut got = xyzz1_at(&out[192 * w..]);
-        let mut acc = G1Projective::identity();
-        for i in (0..w).rev() {
-            for _ in 0..c {
-                acc = acc.double();
+        // G1 with the default build (op 6: the split accumulator), then the called madd's
+        // (op 16).
+        for (op, build) in [(6, "msm_accumulate_split"), (16, "msm_accumulate_wide")] {
+            let out = run(
+                &exe,
+                dir.path(),
+                &plan_record(op, &win, chunk, q, &g1, &scalars, &terms, &ones),
+            );
+            assert_eq!(out.len(), (w + 1) * 192);
+            let mut got = xyzz1_at(&out[192 * w..]);
+            let mut acc = G1Projective::identity();
+            for i in (0..w).rev() {
+                for _ in 0..c {
+                    acc = acc.double();
+                }
+                acc += xyzz1_at(&out[192 * i..]);
             }
-            acc += xyzz1_at(&out[192 * i..]);
+            got += acc;
+            assert_eq!(got, want1, "G1 {build}, c = {c}, chunks of {chunk}");
         }
-        got += acc;
-        assert_eq!(got, want1, "G1, c = {c}, chunks of {chunk}");
     }
 }

@@ -26,10 +26,12 @@ pub(crate) struct Kernels {
     pub msm_scatter: sys::CUfunction,
     pub msm_accumulate: sys::CUfunction,
     pub msm_accumulate_wide: sys::CUfunction,
+    pub msm_accumulate_split: sys::CUfunction,
     pub msm_fixup: sys::CUfunction,
     pub msm_bucket_reduce: sys::CUfunction,
     pub xyzz_reduce: sys::CUfunction,
     pub batch_add: sys::CUfunction,
+    pub batch_add_split: sys::CUfunction,
     // The G2 instantiations of the point kernels above (same arguments, G2 points).
     pub msm_accumulate_g2: sys::CUfunction,
     pub msm_fixup_g2: sys::CUfunction,
@@ -42,6 +44,14 @@ pub(crate) struct Kernels {
     pub test_g1_add: sys::CUfunction,
     pub test_fp2_mul: sys::CUfunction,
     pub test_g2_add: sys::CUfunction,
+    // The ceilings (ceiling.cu, `GpuProver::ceilings`).
+    pub ceiling_imad: sys::CUfunction,
+    pub ceiling_fr_mul: sys::CUfunction,
+    pub ceiling_fr_mul2: sys::CUfunction,
+    pub ceiling_fp_mul: sys::CUfunction,
+    pub ceiling_fp_sqr: sys::CUfunction,
+    pub ceiling_g1_madd: sys::CUfunction,
+    pub ceiling_g1_madd_sh: sys::CUfunction,
 }
 
 /// A region of the device allocation.
@@ -122,10 +132,12 @@ pub(crate) fn open(ordinal: usize) -> Result<Device, GpuError> {
         msm_scatter: f("msm_scatter")?,
         msm_accumulate: f("msm_accumulate")?,
         msm_accumulate_wide: f("msm_accumulate_wide")?,
+        msm_accumulate_split: f("msm_accumulate_split")?,
         msm_fixup: f("msm_fixup")?,
         msm_bucket_reduce: f("msm_bucket_reduce")?,
         xyzz_reduce: f("xyzz_reduce")?,
         batch_add: f("batch_add")?,
+        batch_add_split: f("batch_add_split")?,
         msm_accumulate_g2: f("msm_accumulate_g2")?,
         msm_fixup_g2: f("msm_fixup_g2")?,
         msm_bucket_reduce_g2: f("msm_bucket_reduce_g2")?,
@@ -137,6 +149,13 @@ pub(crate) fn open(ordinal: usize) -> Result<Device, GpuError> {
         test_g1_add: f("test_g1_add")?,
         test_fp2_mul: f("test_fp2_mul")?,
         test_g2_add: f("test_g2_add")?,
+        ceiling_imad: f("ceiling_imad")?,
+        ceiling_fr_mul: f("ceiling_fr_mul")?,
+        ceiling_fr_mul2: f("ceiling_fr_mul2")?,
+        ceiling_fp_mul: f("ceiling_fp_mul")?,
+        ceiling_fp_sqr: f("ceiling_fp_sqr")?,
+        ceiling_g1_madd: f("ceiling_g1_madd")?,
+        ceiling_g1_madd_sh: f("ceiling_g1_madd_sh")?,
     };
     for f in [k.ntt_pass, k.ntt_pass_full] {
         // SAFETY: the function handle is valid; the attribute only raises the shared-memory cap.

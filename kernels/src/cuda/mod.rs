@@ -27,7 +27,8 @@ pub use host_pin::HostPin;
 pub use msm_g2::{G2Timings, GpuG2Msm};
 pub use ntt::{set_full_tables, set_pass_build, PassBuild as NttPassBuild};
 pub use prover::{
-    plan_bytes, BaseSet, GpuPartition, GpuProver, GpuResults, GpuTimings, Preload, ResidentBases,
+    plan_bytes, BaseSet, Ceiling, GpuPartition, GpuProver, GpuResults, GpuTimings, Preload,
+    ResidentBases, FLOOR_RATE,
 };
 
 /// Whether a CUDA driver library can be loaded on this machine.

@@ -100,11 +100,15 @@ fn point_kernels(dev: &Device, curve: Curve) -> Result<PointKernels, GpuError> {
                 AccumulateBuild::Wide => k.msm_accumulate_wide,
                 AccumulateBuild::R80 => k.msm_accumulate,
                 AccumulateBuild::NoPrefetch => extra_kernel(dev, "msm_accumulate_flat")?,
+                AccumulateBuild::Split => k.msm_accumulate_split,
             },
             fixup: k.msm_fixup,
             bucket_reduce: k.msm_bucket_reduce,
             reduce: k.xyzz_reduce,
-            batch_add: k.batch_add,
+            batch_add: match AccumulateBuild::current() {
+                AccumulateBuild::Split => k.batch_add_split,
+                _ => k.batch_add,
+            },
         },
         Curve::G2 => PointKernels {
             accumulate: k.msm_accumulate_g2,
@@ -333,7 +337,7 @@ struct DigitParams {
     k: [u32; 9],
 }
 
-static BUILD: AtomicU32 = AtomicU32::new(AccumulateBuild::Wide as u32);
+static BUILD: AtomicU32 = AtomicU32::new(AccumulateBuild::DEFAULT as u32);
 static FIXED_CHUNKS: AtomicBool = AtomicBool::new(false);
 static FORCE_C: AtomicU32 = AtomicU32::new(0);
 
@@ -342,19 +346,28 @@ static FORCE_C: AtomicU32 = AtomicU32::new(0);
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AccumulateBuild {
     /// The next entry's base prefetched into shared memory (cp.async) while the current madd
-    /// runs, at most 128 registers (126 used: 4 blocks, 16 warps per SM): the default.
+    /// runs, the madd called (its accumulator and temporaries through local memory), at most
+    /// 128 registers (4 blocks, 16 warps per SM): the default until 2026-12-03.
     Wide = 0,
     /// The same loop without the prefetch, uncapped (128 registers, 4 blocks).
     NoPrefetch = 1,
     /// Without the prefetch, 80 registers (6 blocks, 24 warps per SM; spills in the madd).
     R80 = 80,
+    /// The prefetching loop with the accumulator split (X, Y in registers, ZZ, ZZZ in shared
+    /// memory) and the madd inlined, only its products called; 128 registers (4 blocks), and
+    /// the batch addition of the ones the same way (`batch_add_split`): the default. H200:
+    /// MSM 2^27 751.5 ms against Wide's 781.1 (docs/perf.md, 2026-12-03).
+    Split = 2,
 }
 
 impl AccumulateBuild {
-    const ALL: [AccumulateBuild; 3] = [
+    /// The build the prover uses.
+    pub const DEFAULT: AccumulateBuild = AccumulateBuild::Split;
+    pub const ALL: [AccumulateBuild; 4] = [
         AccumulateBuild::Wide,
         AccumulateBuild::NoPrefetch,
         AccumulateBuild::R80,
+        AccumulateBuild::Split,
     ];
 
     fn current() -> AccumulateBuild {
@@ -368,6 +381,7 @@ impl AccumulateBuild {
             AccumulateBuild::Wide => "msm_accumulate_wide",
             AccumulateBuild::NoPrefetch => "msm_accumulate_flat",
             AccumulateBuild::R80 => "msm_accumulate",
+            AccumulateBuild::Split => "msm_accumulate_split",
         }
     }
 }

@@ -4,6 +4,7 @@
 //!   B_G2 = Σ_{j ∈ B} z_j·[v_j(τ)]₂
 //! with the plan of B_G1 (B_G1 and B_G2 have one base per B-variable, in the same order).
 
+mod ceilings;
 mod check;
 mod steps;
 mod sums;
@@ -25,6 +26,7 @@ use super::stream::StreamBuffers;
 use super::GpuError;
 use crate::msm::scalars::Limbs;
 use crate::msm::PlanRef;
+pub use ceilings::{Ceiling, FLOOR_RATE};
 use sums::{combine_pieces, enqueue_sum, SumSpec};
 pub use timings::GpuTimings;
 

@@ -14,7 +14,7 @@ use cudarc::nvrtc::{result, sys};
 use super::GpuError;
 
 /// The `.cu` files of `kernels/cuda/`, in layer order.
-pub const SOURCES: [(&str, &str); 8] = [
+pub const SOURCES: [(&str, &str); 9] = [
     ("field.cuh", include_str!("../../cuda/field.cuh")),
     ("bls12_381.cuh", include_str!("../../cuda/bls12_381.cuh")),
     ("fp2.cuh", include_str!("../../cuda/fp2.cuh")),
@@ -23,6 +23,7 @@ pub const SOURCES: [(&str, &str); 8] = [
     ("msm.cu", include_str!("../../cuda/msm.cu")),
     ("srs.cu", include_str!("../../cuda/srs.cu")),
     ("selftest.cu", include_str!("../../cuda/selftest.cu")),
+    ("ceiling.cu", include_str!("../../cuda/ceiling.cu")),
 ];
 
 /// The default target: Hopper (H100, H200). [`compile_for`] takes any real architecture.

@@ -15,16 +15,21 @@
 //! dense MSMs 2^10..2^MAX, every window width, a plan with edge cases, then the 32 GiB
 //! B_G2 shape (~3.3 M full-width terms + ~14.9 M ones over ~33 M bases) timed against the
 //! CPU path on `CUZK_G2_CPU_THREADS` (default 6, as host-prep runs it) threads.
+//! `cuzk-gpu-check ceilings`: the Fr and Fp products and the G1 madd alone, in registers
+//! (one full wave each, results checked against the CPU), against the multiply-add rate the
+//! floors of docs/perf.md count with.
 //! Results: a table on stdout (last) and in `$OUT/<mode>.txt` when OUT is set.
 
 // One file per mode; the imports and helpers below are shared by all of them (each mode
 // module takes them with `use super::*`).
+mod ceilings;
 mod correctness;
 mod g2;
 mod scale;
 mod start;
 mod upload;
 
+use ceilings::ceilings;
 use correctness::correctness;
 use g2::msm_g2;
 use scale::{accum_variants, msm_once, msm_variants, ntt_best_of_3, ntt_only, scale, sweep};
@@ -188,6 +193,21 @@ fn main() {
         rows: Vec::new(),
         failures: 0,
     };
+    // `CUZK_ACCUM_BUILD` (a G1 accumulation kernel's name, `AccumulateBuild::kernel_name`)
+    // picks that build for every mode, so `correctness` checks it as `scale` times it.
+    if let Ok(name) = std::env::var("CUZK_ACCUM_BUILD") {
+        match msm::AccumulateBuild::ALL
+            .into_iter()
+            .find(|b| b.kernel_name() == name)
+        {
+            Some(b) => msm::set_accumulate_build(b),
+            None => {
+                eprintln!("CUZK_ACCUM_BUILD={name}: no such accumulation build");
+                std::process::exit(2)
+            }
+        }
+        println!("accumulation build: {name}");
+    }
     let t = Instant::now();
     let res = match mode {
         "correctness" => correctness(seed, max_msm_log, &mut rep),
@@ -197,6 +217,7 @@ fn main() {
         "accum" => accum_variants(seed, &mut rep),
         "msm-once" => msm_once(seed, max_msm_log, &mut rep),
         "ntt" => ntt_only(seed, &mut rep),
+        "ceilings" => ceilings(seed, &mut rep),
         "upload" => upload(seed, &mut rep),
         "msm-g2" => msm_g2(seed, max_msm_log, &mut rep),
         "compile" => cuzk_kernels::cuda::source::compile().map(|c| {

@@ -300,7 +300,11 @@ pub(crate) fn msm_variants(seed: u64, rep: &mut Report) -> Result<(), GpuError> 
     }
     ntt_best_of_3(&mut gpu, rand_frs(1 << 27, seed ^ 27), 27, rep)?;
     // The old configuration first (the ratios' base), the default second.
-    let configs = [(C::Fixed, B::R80), (C::Waves, B::Wide), (C::Waves, B::R80)];
+    let configs = [
+        (C::Fixed, B::R80),
+        (C::Waves, B::DEFAULT),
+        (C::Waves, B::R80),
+    ];
     let mut want: Vec<Option<G1Projective>> = vec![None; 3];
     let mut base_ms = [0.0f64; 3];
     for (ci, &(chunking, build)) in configs.iter().enumerate() {
@@ -340,7 +344,7 @@ pub(crate) fn msm_variants(seed: u64, rep: &mut Report) -> Result<(), GpuError> 
         }
     }
     msm::set_chunking(C::Waves);
-    msm::set_accumulate_build(B::Wide);
+    msm::set_accumulate_build(B::DEFAULT);
     Ok(())
 }
 
@@ -450,9 +454,14 @@ pub(crate) fn accum_variants(seed: u64, rep: &mut Report) -> Result<(), GpuError
     let (mut gpu, _) = GpuProver::new_synthetic(0, 27, 1 << 27, [n27, 0, 0, 0], false, seed)?;
     println!("device: {}", gpu.describe());
     let s = rand_scalars(n27, seed ^ 78);
-    let builds = [("wide", B::Wide), ("flat", B::NoPrefetch), ("r80", B::R80)];
+    let builds = [
+        ("split", B::Split),
+        ("wide", B::Wide),
+        ("flat", B::NoPrefetch),
+        ("r80", B::R80),
+    ];
     let spec = std::env::var("CUZK_ACCUM_CONFIGS")
-        .unwrap_or_else(|_| "wide:20,flat:20,wide:22,flat:22,wide:21".into());
+        .unwrap_or_else(|_| "split:20,wide:20,flat:20,split:22,wide:22".into());
     let mut configs = Vec::new();
     for item in spec.split(',') {
         let (b, c) = item.split_once(':').unwrap_or((item, "0"));
@@ -498,24 +507,17 @@ pub(crate) fn accum_variants(seed: u64, rep: &mut Report) -> Result<(), GpuError
         }
     }
     msm::force_window_width(0);
-    msm::set_accumulate_build(B::Wide);
+    msm::set_accumulate_build(B::DEFAULT);
     Ok(())
 }
 
 /// One dense full-width MSM of 2^log terms (for a profiler: `ncu -k regex:msm_accumulate`),
-/// with the build named by `CUZK_ACCUM_BUILD` (`AccumulateBuild::kernel_name`, default the
-/// default build) and the width by `CUZK_FORCE_C` (0: automatic); with `CUZK_MSM_PROFILE`,
-/// the phases' times.
+/// with the accumulation build `CUZK_ACCUM_BUILD` names (see main) and the width by
+/// `CUZK_FORCE_C` (0: automatic); with `CUZK_MSM_PROFILE`, the phases' times.
 pub(crate) fn msm_once(seed: u64, log: u32, rep: &mut Report) -> Result<(), GpuError> {
-    use msm::AccumulateBuild as B;
     let n = 1usize << log;
     let (mut gpu, _) = GpuProver::new_synthetic(0, log, n, [n, 0, 0, 0], false, seed)?;
     let name = std::env::var("CUZK_ACCUM_BUILD").unwrap_or_default();
-    for b in [B::Wide, B::NoPrefetch, B::R80] {
-        if b.kernel_name() == name {
-            msm::set_accumulate_build(b);
-        }
-    }
     let c = env_or("CUZK_FORCE_C", 0u32);
     msm::force_window_width(c);
     let s = rand_scalars(n, seed ^ 5);
