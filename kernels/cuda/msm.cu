@@ -235,11 +235,26 @@ __device__ __forceinline__ void cp_async_wait1() {
 // the thread before each madd. A register prefetch would not do: the madd is a call, and a
 // value live across it is saved to local memory (a store that waits for the load) at once.
 // 2 × 128 × 96 B = 24 KiB of shared memory a block (G1 only).
+// SPLIT (the default G1 build): the accumulator split (xyzz_madd_sh, ec.cuh), X, Y in
+// registers, ZZ, ZZZ in this thread's shared-memory slots (12 KiB more a block), the madd
+// inlined so only the products are calls, and the base read from its prefetch slot where a
+// product takes a coordinate. Without it the called madd moves the accumulator and its
+// temporaries through local memory (~220 local loads and stores a madd).
+// Copies one base into this thread's shared slot, 16 bytes at a time (cp.async).
 template <class F>
+__device__ __forceinline__ void prefetch_base(affine_p<F>* slot, const affine_p<F>* base) {
+  const uint4* src = (const uint4*)base;
+  uint4* dst = (uint4*)slot;
+#pragma unroll
+  for (int i = 0; i < (int)(sizeof(affine_p<F>) / 16); i++) cp_async16(dst + i, src + i);
+}
+
+template <class F, bool SPLIT>
 __device__ __forceinline__ void accumulate_pf(const u32* sorted, const u32* off, u32 B, u32 S,
                                               const affine_p<F>* bases, xyzz_p<F>* buckets,
                                               partial_p<F>* head, partial_p<F>* tail) {
   __shared__ affine_p<F> slot[2][ACC_BLOCK];
+  __shared__ F zz[SPLIT ? ACC_BLOCK : 1], zzz[SPLIT ? ACC_BLOCK : 1];
   const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
   const u32 total = off[B];
   const u32 start = t * S;
@@ -247,102 +262,49 @@ __device__ __forceinline__ void accumulate_pf(const u32* sorted, const u32* off,
   const u32 end = min(start + S, total);
   head[t].bucket = NONE;
   tail[t].bucket = NONE;
-  const int W = (int)(sizeof(affine_p<F>) / 16);
   u32 e_next = sorted[start];
-  {
-    const uint4* src = (const uint4*)(bases + (e_next & 0x7fffffffu));
-    uint4* dst = (uint4*)&slot[0][threadIdx.x];
-#pragma unroll
-    for (int i = 0; i < W; i++) cp_async16(dst + i, src + i);
-    cp_async_commit();
-  }
+  prefetch_base(&slot[0][threadIdx.x], bases + (e_next & 0x7fffffffu));
+  cp_async_commit();
   u32 k = 0;  // the slot holding entry q's base
   u32 b = find_bucket(off, B, start);
   u32 run_start = start, run_end = min(end, off[b + 1]);
-  xyzz_p<F> acc;
-  xyzz_set_inf(acc);
-  for (u32 q = start; q < end; q++) {
-    if (q == run_end) next_run(off, b, q, start, end, run_start, run_end, acc, buckets, head, tail, t);
-    const u32 e = e_next;
-    if (q + 1 < end) {
-      e_next = sorted[q + 1];
-      const uint4* src = (const uint4*)(bases + (e_next & 0x7fffffffu));
-      uint4* dst = (uint4*)&slot[k ^ 1][threadIdx.x];
-#pragma unroll
-      for (int i = 0; i < W; i++) cp_async16(dst + i, src + i);
-    }
-    cp_async_commit();
-    cp_async_wait1();  // entry q's copies (the older group) have landed
-    xyzz_add_affine_signed(acc, slot[k][threadIdx.x], e >> 31);
-    k ^= 1;
+  xyzz_p<F> acc;  // the accumulator (SPLIT: only on its way to a flush)
+  xyzz_sh<F> split;
+  if (SPLIT) {
+    split.zz = sh_addr(&zz[threadIdx.x]);
+    split.zzz = sh_addr(&zzz[threadIdx.x]);
+    xyzz_sh_set_inf(split);
+  } else {
+    xyzz_set_inf(acc);
   }
-  flush_run(off, b, start, run_start, run_end, acc, buckets, head, tail, t);
-}
-
-// accumulate_pf with the accumulator split (xyzz_madd_sh, ec.cuh): X, Y in registers, ZZ,
-// ZZZ in this thread's shared-memory slots, the madd inlined so only the products are calls,
-// and the base read from its prefetch slot where a product takes a coordinate. The called
-// madd of accumulate_pf moves the accumulator and its temporaries through local memory
-// (~220 local loads and stores a madd). 2 × 128 × 96 + 2 × 128 × 48 B = 36 KiB of shared
-// memory a block (G1 only).
-template <class F>
-__device__ __forceinline__ void accumulate_sh(const u32* sorted, const u32* off, u32 B, u32 S,
-                                              const affine_p<F>* bases, xyzz_p<F>* buckets,
-                                              partial_p<F>* head, partial_p<F>* tail) {
-  __shared__ affine_p<F> slot[2][ACC_BLOCK];
-  __shared__ F zz[ACC_BLOCK], zzz[ACC_BLOCK];
-  const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
-  const u32 total = off[B];
-  const u32 start = t * S;
-  if (start >= total) return;
-  const u32 end = min(start + S, total);
-  head[t].bucket = NONE;
-  tail[t].bucket = NONE;
-  const int W = (int)(sizeof(affine_p<F>) / 16);
-  u32 e_next = sorted[start];
-  {
-    const uint4* src = (const uint4*)(bases + (e_next & 0x7fffffffu));
-    uint4* dst = (uint4*)&slot[0][threadIdx.x];
-#pragma unroll
-    for (int i = 0; i < W; i++) cp_async16(dst + i, src + i);
-    cp_async_commit();
-  }
-  u32 k = 0;  // the slot holding entry q's base
-  u32 b = find_bucket(off, B, start);
-  u32 run_start = start, run_end = min(end, off[b + 1]);
-  xyzz_sh<F> acc;
-  acc.zz = sh_addr(&zz[threadIdx.x]);
-  acc.zzz = sh_addr(&zzz[threadIdx.x]);
-  xyzz_sh_set_inf(acc);
   for (u32 q = start; q < end; q++) {
     if (q == run_end) {
-      xyzz_p<F> a = xyzz_sh_get(acc);
-      next_run(off, b, q, start, end, run_start, run_end, a, buckets, head, tail, t);
-      xyzz_sh_set_inf(acc);
+      if (SPLIT) acc = xyzz_sh_get(split);
+      next_run(off, b, q, start, end, run_start, run_end, acc, buckets, head, tail, t);
+      if (SPLIT) xyzz_sh_set_inf(split);
     }
     const u32 e = e_next;
     if (q + 1 < end) {
       e_next = sorted[q + 1];
-      const uint4* src = (const uint4*)(bases + (e_next & 0x7fffffffu));
-      uint4* dst = (uint4*)&slot[k ^ 1][threadIdx.x];
-#pragma unroll
-      for (int i = 0; i < W; i++) cp_async16(dst + i, src + i);
+      prefetch_base(&slot[k ^ 1][threadIdx.x], bases + (e_next & 0x7fffffffu));
     }
     cp_async_commit();
     cp_async_wait1();  // entry q's copies (the older group) have landed
-    xyzz_madd_sh(acc, sh_addr(&slot[k][threadIdx.x]), e >> 31);
+    if (SPLIT) xyzz_madd_sh(split, sh_addr(&slot[k][threadIdx.x]), e >> 31);
+    else xyzz_add_affine_signed(acc, slot[k][threadIdx.x], e >> 31);
     k ^= 1;
   }
-  flush_run(off, b, start, run_start, run_end, xyzz_sh_get(acc), buckets, head, tail, t);
+  if (SPLIT) acc = xyzz_sh_get(split);
+  flush_run(off, b, start, run_start, run_end, acc, buckets, head, tail, t);
 }
 
 // The G1 builds (the host picks one, `msm::set_accumulate_build`; all are launched as one
 // full wave of resident blocks, `msm::Chunking::Waves`):
 // - msm_accumulate_split, the default: the prefetching loop with the accumulator split and
-//   the madd inlined (accumulate_sh), at most 128 registers (4 blocks, 16 warps per SM).
+//   the madd inlined (accumulate_pf with SPLIT), at most 128 registers (4 blocks, 16 warps per SM).
 //   H200: MSM 2^27 751.5 ms against 781.1 for msm_accumulate_wide; the madd alone (ceiling.cu)
 //   0.372 ns against 0.387 (docs/perf.md, 2026-12-03).
-// - msm_accumulate_wide: the prefetching loop calling the madd (accumulate_pf), at most 128
+// - msm_accumulate_wide: the prefetching loop calling the madd (accumulate_pf without SPLIT), at most 128
 //   registers (uncapped it takes 128 anyway, the cap keeps it there).
 // - msm_accumulate_flat: the same loop without the prefetch, uncapped (124 registers).
 // - msm_accumulate: without the prefetch, capped at 80 registers (6 blocks, 24 warps, with
@@ -351,15 +313,28 @@ __device__ __forceinline__ void accumulate_sh(const u32* sorted, const u32* off,
 // 85 % of its cycles busy in Nsight Compute), so more warps do not help: capped at 96 and
 // 80 registers it measured 1.6 % and 0.5 % slower than at 128 (docs/gpu.md). G2 has one
 // build, uncapped, without the prefetch (its two slots would take 48 KiB a block).
+// The prefetching loop's two G1 builds, as the macro's loops (a template of F alone).
+template <class F>
+__device__ __forceinline__ void accumulate_called(const u32* sorted, const u32* off, u32 B, u32 S,
+                                                  const affine_p<F>* bases, xyzz_p<F>* buckets,
+                                                  partial_p<F>* head, partial_p<F>* tail) {
+  accumulate_pf<F, false>(sorted, off, B, S, bases, buckets, head, tail);
+}
+template <class F>
+__device__ __forceinline__ void accumulate_split(const u32* sorted, const u32* off, u32 B, u32 S,
+                                                 const affine_p<F>* bases, xyzz_p<F>* buckets,
+                                                 partial_p<F>* head, partial_p<F>* tail) {
+  accumulate_pf<F, true>(sorted, off, B, S, bases, buckets, head, tail);
+}
 #define ACCUMULATE_BUILD(name, F, bounds, loop)                                              \
   extern "C" __global__ void bounds name(const u32* sorted, const u32* off, u32 B, u32 S,    \
                                          const affine_p<F>* bases, xyzz_p<F>* buckets,      \
                                          partial_p<F>* head, partial_p<F>* tail) {          \
     loop<F>(sorted, off, B, S, bases, buckets, head, tail);                                 \
   }
-ACCUMULATE_BUILD(msm_accumulate_wide, fp_t, __launch_bounds__(ACC_BLOCK, 4), accumulate_pf)
+ACCUMULATE_BUILD(msm_accumulate_wide, fp_t, __launch_bounds__(ACC_BLOCK, 4), accumulate_called)
 ACCUMULATE_BUILD(msm_accumulate_flat, fp_t, , accumulate)
-ACCUMULATE_BUILD(msm_accumulate_split, fp_t, __launch_bounds__(ACC_BLOCK, 4), accumulate_sh)
+ACCUMULATE_BUILD(msm_accumulate_split, fp_t, __launch_bounds__(ACC_BLOCK, 4), accumulate_split)
 ACCUMULATE_BUILD(msm_accumulate, fp_t, __launch_bounds__(ACC_BLOCK, 6), accumulate)
 ACCUMULATE_BUILD(msm_accumulate_g2, fp2_t, , accumulate)
 
@@ -481,7 +456,7 @@ extern "C" __global__ void __launch_bounds__(REDUCE_THREADS_G2) xyzz_reduce_g2(c
 BATCH_ADD(batch_add, fp_t, __launch_bounds__(128, 4))
 BATCH_ADD(batch_add_g2, fp2_t, )                       // G2: uncapped, one wave (as accumulate)
 
-// The batch addition of the Split build (msm::AccumulateBuild): accumulate_sh's loop without
+// The batch addition of the Split build (msm::AccumulateBuild): the SPLIT prefetching loop without
 // runs, the next base prefetched into shared memory, the accumulator split (xyzz_madd_sh).
 extern "C" __global__ void __launch_bounds__(ACC_BLOCK, 4) batch_add_split(const affine_t* bases, const u32* idx,
                                                                            u32 n, u32 S, xyzz_t* out) {
@@ -491,26 +466,15 @@ extern "C" __global__ void __launch_bounds__(ACC_BLOCK, 4) batch_add_split(const
   const u32 lo = t * S;
   if (lo >= n) return;
   const u32 hi = min(n, lo + S);
-  const int W = (int)(sizeof(affine_t) / 16);
-  {
-    const uint4* src = (const uint4*)(bases + (idx ? idx[lo] : lo));
-    uint4* dst = (uint4*)&slot[0][threadIdx.x];
-#pragma unroll
-    for (int i = 0; i < W; i++) cp_async16(dst + i, src + i);
-    cp_async_commit();
-  }
+  prefetch_base(&slot[0][threadIdx.x], bases + (idx ? idx[lo] : lo));
+  cp_async_commit();
   u32 k = 0;
   xyzz_sh<fp_t> acc;
   acc.zz = sh_addr(&zz[threadIdx.x]);
   acc.zzz = sh_addr(&zzz[threadIdx.x]);
   xyzz_sh_set_inf(acc);
   for (u32 i = lo; i < hi; i++) {
-    if (i + 1 < hi) {
-      const uint4* src = (const uint4*)(bases + (idx ? idx[i + 1] : i + 1));
-      uint4* dst = (uint4*)&slot[k ^ 1][threadIdx.x];
-#pragma unroll
-      for (int w = 0; w < W; w++) cp_async16(dst + w, src + w);
-    }
+    if (i + 1 < hi) prefetch_base(&slot[k ^ 1][threadIdx.x], bases + (idx ? idx[i + 1] : i + 1));
     cp_async_commit();
     cp_async_wait1();
     xyzz_madd_sh(acc, sh_addr(&slot[k][threadIdx.x]), false);
