@@ -27,13 +27,18 @@ extern "C" __global__ void __launch_bounds__(128, 4) ceiling_imad(u64* out, u32 
 }
 
 // x ← x·y, `iters` times (one product at a time, each waiting on the last): x·y^iters.
+template <class T, T (*MUL)(T, T)>
+__device__ __forceinline__ void mul_chain(const T* x0, const T* y, T* out, u32 iters) {
+  const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
+  T x = x0[t];
+  const T w = y[t];
+  for (u32 i = 0; i < iters; i++) x = MUL(x, w);
+  out[t] = x;
+}
+
 extern "C" __global__ void __launch_bounds__(128, 4) ceiling_fr_mul(const fr_t* x0, const fr_t* y, fr_t* out,
                                                                     u32 iters) {
-  const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
-  fr_t x = x0[t];
-  const fr_t w = y[t];
-  for (u32 i = 0; i < iters; i++) x = fr_mul(x, w);
-  out[t] = x;
+  mul_chain<fr_t, fr_mul>(x0, y, out, iters);
 }
 
 // Two chains a thread through fr_mul2 (the NTT's pairs): x·y^iters and y·x^iters.
@@ -49,11 +54,7 @@ extern "C" __global__ void __launch_bounds__(128, 4) ceiling_fr_mul2(const fr_t*
 
 extern "C" __global__ void __launch_bounds__(128, 4) ceiling_fp_mul(const fp_t* x0, const fp_t* y, fp_t* out,
                                                                     u32 iters) {
-  const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
-  fp_t x = x0[t];
-  const fp_t w = y[t];
-  for (u32 i = 0; i < iters; i++) x = fp_mul(x, w);
-  out[t] = x;
+  mul_chain<fp_t, fp_mul>(x0, y, out, iters);
 }
 
 // x ← x², `iters` times: x^(2^iters).
@@ -87,9 +88,7 @@ extern "C" __global__ void __launch_bounds__(128, 4) ceiling_g1_madd_sh(const af
   sh_st(s0, ld_affine(pts + 2 * t));
   sh_st(s1, ld_affine(pts + 2 * t + 1));
   xyzz_sh<fp_t> acc;
-  acc.zz = sh_addr(&zz[threadIdx.x]);
-  acc.zzz = sh_addr(&zzz[threadIdx.x]);
-  xyzz_sh_set_inf(acc);
+  xyzz_sh_init(acc, &zz[threadIdx.x], &zzz[threadIdx.x]);
   for (u32 i = 0; i < iters; i++) xyzz_madd_sh(acc, (i & 1) ? s1 : s0, false);
   out[t] = xyzz_sh_get(acc);
 }

@@ -179,6 +179,13 @@ template <class F>
 __device__ __forceinline__ void xyzz_sh_set_inf(xyzz_sh<F>& p) {
   p.X = f_zero<F>(); p.Y = f_zero<F>(); sh_st(p.zz, f_zero<F>()); sh_st(p.zzz, f_zero<F>());
 }
+// Points a split accumulator at this thread's two shared slots and sets it to infinity.
+template <class F>
+__device__ __forceinline__ void xyzz_sh_init(xyzz_sh<F>& p, F* zz_slot, F* zzz_slot) {
+  p.zz = sh_addr(zz_slot);
+  p.zzz = sh_addr(zzz_slot);
+  xyzz_sh_set_inf(p);
+}
 template <class F>
 __device__ __forceinline__ xyzz_p<F> xyzz_sh_get(const xyzz_sh<F>& p) {
   xyzz_p<F> r;

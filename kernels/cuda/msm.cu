@@ -229,6 +229,15 @@ __device__ __forceinline__ void cp_async_wait1() {
 
 #define ACC_BLOCK 128  // threads per accumulate block (msm.rs launches 128)
 
+// Copies one base into this thread's shared slot, 16 bytes at a time (cp.async).
+template <class F>
+__device__ __forceinline__ void prefetch_base(affine_p<F>* slot, const affine_p<F>* base) {
+  const uint4* src = (const uint4*)base;
+  uint4* dst = (uint4*)slot;
+#pragma unroll
+  for (int i = 0; i < (int)(sizeof(affine_p<F>) / 16); i++) cp_async16(dst + i, src + i);
+}
+
 // accumulate with the next entry's base prefetched: while the madd of entry q runs, the
 // base of entry q + 1 is copied into this thread's other shared-memory slot (cp.async), so
 // the two dependent global loads (sorted[q], then the 96-byte base it names) no longer stall
@@ -240,15 +249,6 @@ __device__ __forceinline__ void cp_async_wait1() {
 // inlined so only the products are calls, and the base read from its prefetch slot where a
 // product takes a coordinate. Without it the called madd moves the accumulator and its
 // temporaries through local memory (~220 local loads and stores a madd).
-// Copies one base into this thread's shared slot, 16 bytes at a time (cp.async).
-template <class F>
-__device__ __forceinline__ void prefetch_base(affine_p<F>* slot, const affine_p<F>* base) {
-  const uint4* src = (const uint4*)base;
-  uint4* dst = (uint4*)slot;
-#pragma unroll
-  for (int i = 0; i < (int)(sizeof(affine_p<F>) / 16); i++) cp_async16(dst + i, src + i);
-}
-
 template <class F, bool SPLIT>
 __device__ __forceinline__ void accumulate_pf(const u32* sorted, const u32* off, u32 B, u32 S,
                                               const affine_p<F>* bases, xyzz_p<F>* buckets,
@@ -270,13 +270,8 @@ __device__ __forceinline__ void accumulate_pf(const u32* sorted, const u32* off,
   u32 run_start = start, run_end = min(end, off[b + 1]);
   xyzz_p<F> acc;  // the accumulator (SPLIT: only on its way to a flush)
   xyzz_sh<F> split;
-  if (SPLIT) {
-    split.zz = sh_addr(&zz[threadIdx.x]);
-    split.zzz = sh_addr(&zzz[threadIdx.x]);
-    xyzz_sh_set_inf(split);
-  } else {
-    xyzz_set_inf(acc);
-  }
+  if (SPLIT) xyzz_sh_init(split, &zz[threadIdx.x], &zzz[threadIdx.x]);
+  else xyzz_set_inf(acc);
   for (u32 q = start; q < end; q++) {
     if (q == run_end) {
       if (SPLIT) acc = xyzz_sh_get(split);
@@ -470,9 +465,7 @@ extern "C" __global__ void __launch_bounds__(ACC_BLOCK, 4) batch_add_split(const
   cp_async_commit();
   u32 k = 0;
   xyzz_sh<fp_t> acc;
-  acc.zz = sh_addr(&zz[threadIdx.x]);
-  acc.zzz = sh_addr(&zzz[threadIdx.x]);
-  xyzz_sh_set_inf(acc);
+  xyzz_sh_init(acc, &zz[threadIdx.x], &zzz[threadIdx.x]);
   for (u32 i = lo; i < hi; i++) {
     if (i + 1 < hi) prefetch_base(&slot[k ^ 1][threadIdx.x], bases + (idx ? idx[i + 1] : i + 1));
     cp_async_commit();
