@@ -4,12 +4,15 @@
 //!   gaps, slot occupancy, per-job wall time, throughput and the stage that bounds it;
 //! - [`waterfall`]: the same log as a picture (SVG);
 //! - [`steps`]: a partition's GPU steps against their floors, as a picture (SVG);
+//! - [`ceilings`]: each field product and the madd alone, and whole workloads, against the
+//!   floors' multiply-add rate, as a picture (SVG);
 //! - [`batch`]: N jobs through a running supervisor's drop directory, C in flight;
 //! - [`compare`]: filecoin-proofs against our prover on the same C1, through `cuzk bench c2`;
 //! - [`variants`]: builds of the kernels side by side, from `cuzk-gpu-check` reports.
 
 pub mod analysis;
 pub mod batch;
+pub mod ceilings;
 pub mod compare;
 pub mod report;
 pub mod steps;

@@ -1,6 +1,7 @@
 //! `cuzk-bench`: measure the cuzk pipeline (see docs/bench.md).
 
 mod batch_cmd;
+mod ceilings_cmd;
 mod compare_cmd;
 mod steps_cmd;
 mod synth_cmd;
@@ -35,6 +36,10 @@ enum Command {
     /// A partition's GPU steps from a `cuzk-gpu-check scale` log against their floors: a
     /// table and a picture.
     Steps(steps_cmd::StepsArgs),
+    /// The kernels of a `cuzk-gpu-check ceilings` log (each field product and the madd
+    /// alone) against the floors' multiply-add rate, whole workloads beside them: a table
+    /// and a picture.
+    Ceilings(ceilings_cmd::CeilingsArgs),
     /// Builds of the kernels side by side from `cuzk-gpu-check` reports of one device call:
     /// each row's best time a variant and its ratio to the first.
     Variants(variants_cmd::VariantsArgs),
@@ -48,6 +53,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => compare_cmd::run(args).map(|()| ExitCode::SUCCESS),
         Command::Synth(args) => synth_cmd::run(args),
         Command::Steps(args) => steps_cmd::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Ceilings(args) => ceilings_cmd::run(args).map(|()| ExitCode::SUCCESS),
         Command::Variants(args) => variants_cmd::run(args),
     };
     outcome.unwrap_or_else(|err| {

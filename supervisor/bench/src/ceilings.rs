@@ -1,0 +1,247 @@
+//! The multiplier's ceilings as a picture: how close each kernel of `cuzk-gpu-check
+//! ceilings` (a field product or the madd alone, looped in registers) and each whole
+//! workload comes to the multiply-add rate the floors count with (the H200's ~16.7 T 32-bit
+//! multiply-adds a second). A ceilings row reads e.g.
+//! `Fp product (fp_mul), one chain [4/SM]  ok  116.76  - 0.0369 ns a unit, 85.6 % of the
+//! floor rate (528 counted ...)`: its kernel, its occupancy tag (`full`: as many blocks an
+//! SM as fit; `4/SM`: the accumulation's four) and its fraction. Workloads (the MSM's
+//! accumulation, a whole NTT) are the caller's: floor ÷ measured time, from docs/perf.md.
+
+use std::path::Path;
+
+use anyhow::{anyhow, bail, Context, Result};
+use plotters::prelude::*;
+
+pub const WIDTH: u32 = 1000;
+const ROW_PX: u32 = 40;
+
+/// One kernel of the ceilings log: its fraction of the floor rate (%) at each occupancy
+/// the log has for it, in the log's order of first appearance.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Ceiling {
+    pub kernel: String,
+    /// (occupancy tag, % of the floor rate); the last row of a (kernel, tag) wins.
+    pub rates: Vec<(String, f64)>,
+}
+
+/// A whole workload drawn beside the kernels (e.g. the MSM 2^27 accumulation at
+/// floor / measured = 76.2 %).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Workload {
+    pub name: String,
+    pub percent: f64,
+}
+
+impl Workload {
+    /// `NAME=FLOOR/MEASURED` (both in ms: the percent is floor ÷ measured) or `NAME=PERCENT`.
+    pub fn parse(s: &str) -> Result<Workload> {
+        let (name, value) = s
+            .rsplit_once('=')
+            .context("expected NAME=FLOOR/MEASURED or NAME=PERCENT")?;
+        let percent = match value.split_once('/') {
+            Some((floor, measured)) => {
+                let floor: f64 = floor.trim().parse().context("floor in ms")?;
+                let measured: f64 = measured.trim().parse().context("measured time in ms")?;
+                if measured <= 0.0 {
+                    bail!("measured time must be positive: {s:?}");
+                }
+                100.0 * floor / measured
+            }
+            None => value.trim().parse().context("percent")?,
+        };
+        Ok(Workload {
+            name: name.trim().to_string(),
+            percent,
+        })
+    }
+}
+
+/// The kernels of a `cuzk-gpu-check ceilings` log (its table, or the lines grepped from it).
+pub fn ceilings_from_log(log: &str) -> Result<Vec<Ceiling>> {
+    let mut out: Vec<Ceiling> = Vec::new();
+    for line in log.lines() {
+        let Some((kernel, tag, pct)) = parse_row(line)? else {
+            continue;
+        };
+        let entry = match out.iter_mut().position(|c| c.kernel == kernel) {
+            Some(i) => &mut out[i],
+            None => {
+                out.push(Ceiling {
+                    kernel,
+                    rates: Vec::new(),
+                });
+                out.last_mut().expect("just pushed")
+            }
+        };
+        match entry.rates.iter_mut().find(|(t, _)| *t == tag) {
+            Some(r) => r.1 = pct,
+            None => entry.rates.push((tag, pct)),
+        }
+    }
+    if out.is_empty() {
+        bail!("no ceilings row (a line with \"% of the floor rate\")");
+    }
+    Ok(out)
+}
+
+/// (kernel, occupancy tag, %) of a row carrying "% of the floor rate"; None for other lines.
+fn parse_row(line: &str) -> Result<Option<(String, String, f64)>> {
+    let Some(before) = line.split_once(" % of the floor rate").map(|(b, _)| b) else {
+        return Ok(None);
+    };
+    let pct: f64 = before
+        .rsplit(|c: char| c.is_whitespace() || c == ',')
+        .next()
+        .unwrap_or_default()
+        .parse()
+        .with_context(|| format!("no fraction before \"% of the floor rate\" in {line:?}"))?;
+    let (open, close) = match (line.find('['), line.find(']')) {
+        (Some(o), Some(c)) if o < c => (o, c),
+        _ => bail!("no [occupancy] tag in {line:?}"),
+    };
+    let kernel = line[..open].trim().to_string();
+    let tag = line[open + 1..close].to_string();
+    Ok(Some((kernel, tag, pct)))
+}
+
+/// Rows of the picture: one a kernel, then one a workload.
+pub fn height_for(kernels: usize, workloads: usize) -> u32 {
+    90 + ROW_PX * (kernels + workloads) as u32
+}
+
+/// One colour an occupancy tag, in order; workloads have their own.
+const TAGS: [RGBColor; 3] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(148, 103, 189),
+];
+const WORKLOAD: RGBColor = RGBColor(44, 160, 44);
+
+/// The occupancy tags of `ceilings`, in order of first appearance (one colour each).
+pub fn tags(ceilings: &[Ceiling]) -> Vec<String> {
+    let mut tags: Vec<String> = Vec::new();
+    for c in ceilings {
+        for (t, _) in &c.rates {
+            if !tags.contains(t) {
+                tags.push(t.clone());
+            }
+        }
+    }
+    tags
+}
+
+/// Writes the picture (SVG): a bar an occupancy a kernel, a bar a workload, on 0..100 % of
+/// the floor rate, with the 100 % line. Returns (width, height).
+pub fn write_svg(
+    ceilings: &[Ceiling],
+    workloads: &[Workload],
+    out: &Path,
+    title: &str,
+) -> Result<(u32, u32)> {
+    if ceilings.is_empty() {
+        bail!("no ceilings to draw");
+    }
+    let tags = tags(ceilings);
+    if tags.len() > TAGS.len() {
+        bail!(
+            "{} occupancy tags ({tags:?}); the picture has colours for {}",
+            tags.len(),
+            TAGS.len()
+        );
+    }
+    let size = (WIDTH, height_for(ceilings.len(), workloads.len()));
+    let root = SVGBackend::new(out, size).into_drawing_area();
+    draw(&root, ceilings, &tags, workloads, title)
+        .map_err(|e| anyhow!("drawing {}: {e}", out.display()))?;
+    root.present()
+        .map_err(|e| anyhow!("writing {}: {e}", out.display()))?;
+    Ok(size)
+}
+
+/// The legend's words for an occupancy tag of the log.
+pub fn tag_label(tag: &str) -> String {
+    match tag.strip_suffix("/SM") {
+        _ if tag == "full" => "alone, as many blocks an SM as fit".into(),
+        Some(n) => format!("alone, {n} blocks an SM"),
+        None => format!("alone, {tag}"),
+    }
+}
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+
+fn draw(
+    root: &Area,
+    ceilings: &[Ceiling],
+    tags: &[String],
+    workloads: &[Workload],
+    title: &str,
+) -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
+    root.fill(&WHITE)?;
+    let (legend, area) = root.split_vertically(34);
+    let mut items: Vec<(String, RGBColor)> = tags
+        .iter()
+        .zip(TAGS)
+        .map(|(t, c)| (tag_label(t), c))
+        .collect();
+    if !workloads.is_empty() {
+        items.push(("whole workload (floor / measured)".into(), WORKLOAD));
+    }
+    for (i, (label, colour)) in items.into_iter().enumerate() {
+        let x = 120 + 270 * i as i32;
+        legend.draw(&Rectangle::new([(x, 10), (x + 18, 24)], colour.filled()))?;
+        legend.draw(&Text::new(label, (x + 24, 11), ("sans-serif", 13)))?;
+    }
+    let mut labels: Vec<String> = ceilings.iter().map(|c| c.kernel.clone()).collect();
+    labels.extend(workloads.iter().map(|w| w.name.clone()));
+    let n = labels.len();
+    let mut chart = ChartBuilder::on(&area)
+        .caption(title, ("sans-serif", 16))
+        .margin(10)
+        .x_label_area_size(30)
+        .y_label_area_size(330)
+        .build_cartesian_2d(0f64..112.0, (n as f64 - 0.5)..-0.5f64)?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .x_desc("% of the multiply-add rate the floors count with")
+        .y_labels(n)
+        .y_label_formatter(&|y| {
+            let i = y.round();
+            if (y - i).abs() < 1e-9 && i >= 0.0 {
+                labels.get(i as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        })
+        .label_style(("sans-serif", 12))
+        .draw()?;
+    // A kernel's row holds one thin bar an occupancy tag, stacked in the tags' order.
+    let band = 0.76 / tags.len() as f64;
+    let mut bar = |y: f64, pct: f64, colour: RGBColor| {
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(0.0, y), (pct, y + band * 0.9)],
+            colour.filled(),
+        )))?;
+        chart.draw_series(std::iter::once(Text::new(
+            format!("{pct:.1} %"),
+            (pct + 0.6, y),
+            ("sans-serif", 11),
+        )))?;
+        Ok::<_, DrawingAreaErrorKind<std::io::Error>>(())
+    };
+    for (row, c) in ceilings.iter().enumerate() {
+        for (i, tag) in tags.iter().enumerate() {
+            if let Some((_, pct)) = c.rates.iter().find(|(t, _)| t == tag) {
+                bar(row as f64 - 0.38 + band * i as f64, *pct, TAGS[i])?;
+            }
+        }
+    }
+    for (j, w) in workloads.iter().enumerate() {
+        bar((ceilings.len() + j) as f64 - 0.3, w.percent, WORKLOAD)?;
+    }
+    chart.draw_series(std::iter::once(PathElement::new(
+        vec![(100.0, -0.5), (100.0, n as f64 - 0.5)],
+        BLACK.stroke_width(1),
+    )))?;
+    Ok(())
+}
