@@ -12,6 +12,8 @@ use std::path::Path;
 use anyhow::{anyhow, bail, Context, Result};
 use plotters::prelude::*;
 
+use crate::bar_chart::{draw_legend, row_label, Area};
+
 pub const WIDTH: u32 = 1000;
 const ROW_PX: u32 = 40;
 
@@ -167,8 +169,6 @@ pub fn tag_label(tag: &str) -> String {
     }
 }
 
-type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
-
 fn draw(
     root: &Area,
     ceilings: &[Ceiling],
@@ -186,11 +186,7 @@ fn draw(
     if !workloads.is_empty() {
         items.push(("whole workload (floor / measured)".into(), WORKLOAD));
     }
-    for (i, (label, colour)) in items.into_iter().enumerate() {
-        let x = 120 + 270 * i as i32;
-        legend.draw(&Rectangle::new([(x, 10), (x + 18, 24)], colour.filled()))?;
-        legend.draw(&Text::new(label, (x + 24, 11), ("sans-serif", 13)))?;
-    }
+    draw_legend(&legend, &items, 120, 270)?;
     let mut labels: Vec<String> = ceilings.iter().map(|c| c.kernel.clone()).collect();
     labels.extend(workloads.iter().map(|w| w.name.clone()));
     let n = labels.len();
@@ -205,14 +201,7 @@ fn draw(
         .disable_y_mesh()
         .x_desc("% of the multiply-add rate the floors count with")
         .y_labels(n)
-        .y_label_formatter(&|y| {
-            let i = y.round();
-            if (y - i).abs() < 1e-9 && i >= 0.0 {
-                labels.get(i as usize).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        })
+        .y_label_formatter(&|y| row_label(&labels, *y))
         .label_style(("sans-serif", 12))
         .draw()?;
     // A kernel's row holds one thin bar an occupancy tag, stacked in the tags' order.

@@ -8,9 +8,11 @@
 //!   floors' multiply-add rate, as a picture (SVG);
 //! - [`batch`]: N jobs through a running supervisor's drop directory, C in flight;
 //! - [`compare`]: filecoin-proofs against our prover on the same C1, through `cuzk bench c2`;
-//! - [`variants`]: builds of the kernels side by side, from `cuzk-gpu-check` reports.
+//! - [`variants`]: builds of the kernels side by side, from `cuzk-gpu-check` reports;
+//! - [`bar_chart`]: the legend and row names the bar pictures share.
 
 pub mod analysis;
+pub mod bar_chart;
 pub mod batch;
 pub mod ceilings;
 pub mod compare;

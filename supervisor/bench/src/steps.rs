@@ -10,6 +10,8 @@ use std::path::Path;
 use anyhow::{anyhow, bail, Result};
 use plotters::prelude::*;
 
+use crate::bar_chart::{draw_legend, row_label, Area};
+
 pub const WIDTH: u32 = 1000;
 const ROW_PX: u32 = 46;
 
@@ -101,8 +103,6 @@ pub fn write_svg(
     Ok(size)
 }
 
-type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
-
 fn draw(
     root: &Area,
     steps: &[Step],
@@ -118,11 +118,7 @@ fn draw(
     if let Some(t) = target_ms {
         items.push((format!("target of the sum: {:.3} s", t / 1e3), RED));
     }
-    for (i, (label, colour)) in items.into_iter().enumerate() {
-        let x = 160 + 220 * i as i32;
-        legend.draw(&Rectangle::new([(x, 10), (x + 18, 24)], colour.filled()))?;
-        legend.draw(&Text::new(label, (x + 24, 11), ("sans-serif", 13)))?;
-    }
+    draw_legend(&legend, &items, 160, 220)?;
     // The last row is the sum, on its own scale (its bars would dwarf the steps').
     let max = steps
         .iter()
@@ -143,14 +139,7 @@ fn draw(
         .disable_y_mesh()
         .x_desc("ms (the sum row: s, its own scale)")
         .y_labels(n + 1)
-        .y_label_formatter(&|y| {
-            let i = y.round();
-            if (y - i).abs() < 1e-9 && i >= 0.0 {
-                labels.get(i as usize).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        })
+        .y_label_formatter(&|y| row_label(&labels, *y))
         .label_style(("sans-serif", 12))
         .draw()?;
     let (sum, sum_floor) = totals(steps);

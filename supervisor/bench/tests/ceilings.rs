@@ -2,6 +2,9 @@
 //! and occupancies, and the picture written as well-formed SVG with a bar an occupancy a
 //! kernel, a bar a workload and their percentages.
 
+mod common;
+
+use common::svg::Svg;
 use cuzk_bench::ceilings::{self, ceilings_from_log, Ceiling, Workload};
 
 // Rows as `cuzk-gpu-check ceilings` prints them (H200, 2026-12-03), with the table's
@@ -74,24 +77,13 @@ fn the_picture_has_a_bar_and_percentage_an_occupancy_a_kernel_and_a_workload() {
         (width, height),
         (ceilings::WIDTH, ceilings::height_for(3, 1))
     );
-    let text = std::fs::read_to_string(&out).unwrap();
-    let doc = roxmltree::Document::parse(&text).expect("well-formed SVG");
-    let fill = |colour: &str| {
-        doc.descendants()
-            .filter(|n| n.has_tag_name("rect") && n.attribute("fill") == Some(colour))
-            .count()
-    };
+    let svg = Svg::read(&out);
     // Bars (and one legend swatch each): 2 kernels have a `full` rate, 2 a `4/SM` one, 1
     // workload.
-    assert_eq!(fill("#1F77B4"), 2 + 1);
-    assert_eq!(fill("#FF7F0E"), 2 + 1);
-    assert_eq!(fill("#2CA02C"), 1 + 1);
-    let texts: Vec<&str> = doc
-        .descendants()
-        .filter(|n| n.has_tag_name("text"))
-        .filter_map(|n| n.text())
-        .collect();
-    for want in [
+    assert_eq!(svg.rects_filled("#1F77B4"), 2 + 1);
+    assert_eq!(svg.rects_filled("#FF7F0E"), 2 + 1);
+    assert_eq!(svg.rects_filled("#2CA02C"), 1 + 1);
+    svg.assert_texts(&[
         "IMAD.WIDE, 8 independent chains",
         "G1 madd, ZZ/ZZZ in shared (xyzz_madd_sh)",
         "NTT 2^27: whole",
@@ -101,12 +93,7 @@ fn the_picture_has_a_bar_and_percentage_an_occupancy_a_kernel_and_a_workload() {
         "62.4 %",
         "alone, as many blocks an SM as fit",
         "alone, 4 blocks an SM",
-    ] {
-        assert!(
-            texts.iter().any(|t| t.contains(want)),
-            "{want:?} not in {texts:?}"
-        );
-    }
+    ]);
 }
 
 #[test]

@@ -1,6 +1,9 @@
 //! `cuzk-bench steps`: a scale row's fields read, the floors matched to them, and the picture
 //! written as well-formed SVG with a bar pair, a label and a ratio a step.
 
+mod common;
+
+use common::svg::Svg;
 use cuzk_bench::steps::{self, row_fields, steps_from_log, Step};
 
 const LOG: &str = "\
@@ -75,24 +78,13 @@ fn the_picture_has_a_bar_pair_label_and_ratio_a_step_and_the_target() {
     let out = dir.path().join("s.svg");
     let (w, h) = steps::write_svg(&s, Some(1000.0), &out, "test").unwrap();
     assert_eq!((w, h), (steps::WIDTH, steps::height_for(3)));
-    let text = std::fs::read_to_string(&out).unwrap();
-    let doc = roxmltree::Document::parse(&text).expect("well-formed SVG");
-    let fill = |c: &str| {
-        doc.descendants()
-            .filter(|n| n.has_tag_name("rect") && n.attribute("fill") == Some(c))
-            .count()
-    };
+    let svg = Svg::read(&out);
     // A measured and a floor bar for each step and the sum (and one swatch each in the
     // legend; the target's swatch is red).
-    assert_eq!(fill("#2CA02C"), 3 + 1 + 1);
-    assert_eq!(fill("#AAAAAA"), 3 + 1 + 1);
-    assert_eq!(fill("#FF0000"), 1);
-    let texts: Vec<&str> = doc
-        .descendants()
-        .filter(|n| n.has_tag_name("text"))
-        .filter_map(|n| n.text())
-        .collect();
-    for want in [
+    assert_eq!(svg.rects_filled("#2CA02C"), 3 + 1 + 1);
+    assert_eq!(svg.rects_filled("#AAAAAA"), 3 + 1 + 1);
+    assert_eq!(svg.rects_filled("#FF0000"), 1);
+    svg.assert_texts(&[
         "ntt",
         "msm_h",
         "msm_a",
@@ -101,10 +93,5 @@ fn the_picture_has_a_bar_pair_label_and_ratio_a_step_and_the_target() {
         "824 ms (1.37x)",
         "1.190 s (1.39x)",
         "target of the sum: 1.000 s",
-    ] {
-        assert!(
-            texts.iter().any(|t| t.contains(want)),
-            "{want:?} not in {texts:?}"
-        );
-    }
+    ]);
 }

@@ -1,9 +1,10 @@
-//! Hand-made timeline logs for the tests.
+//! Hand-made timeline logs for the tests, and the pictures read back.
 
 #![allow(dead_code)] // each test file uses a part
 
 pub mod fake_supervisor;
 pub mod sim;
+pub mod svg;
 
 use std::collections::BTreeMap;
 
