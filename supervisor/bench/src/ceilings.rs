@@ -228,6 +228,8 @@ fn draw(
     for (j, w) in workloads.iter().enumerate() {
         bar((ceilings.len() + j) as f64 - 0.3, w.percent, WORKLOAD)?;
     }
+    // 100 %: the rate the floors count with, which no kernel reaches (an ideal IMAD.WIDE
+    // stream gets ~90 %); the gap to it is what the floors leave out.
     chart.draw_series(std::iter::once(PathElement::new(
         vec![(100.0, -0.5), (100.0, n as f64 - 0.5)],
         BLACK.stroke_width(1),
