@@ -13,6 +13,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use plotters::prelude::*;
 
 use crate::bar_chart::{draw_legend, row_label, Area};
+use crate::variants::report_rows;
 
 pub const WIDTH: u32 = 1000;
 const ROW_PX: u32 = 40;
@@ -58,14 +59,44 @@ impl Workload {
     }
 }
 
-/// The kernels of a `cuzk-gpu-check ceilings` log (its table, or the lines grepped from it).
+impl Ceiling {
+    /// The kernel's % of the floor rate at occupancy `tag`, if the log has it.
+    pub fn rate(&self, tag: &str) -> Option<f64> {
+        self.rates.iter().find(|(t, _)| t == tag).map(|(_, p)| *p)
+    }
+}
+
+/// The kernels of a `cuzk-gpu-check ceilings` log (its report rows, read as
+/// [`report_rows`] reads them: the final table only). A row whose device result differed
+/// from the CPU's (FAIL) is an error: its rate measures wrong code.
 pub fn ceilings_from_log(log: &str) -> Result<Vec<Ceiling>> {
     let mut out: Vec<Ceiling> = Vec::new();
-    for line in log.lines() {
-        let Some((kernel, tag, pct)) = parse_row(line)? else {
+    for row in report_rows(log) {
+        let Some(before) = row.note.split_once(" % of the floor rate").map(|(b, _)| b) else {
             continue;
         };
-        let entry = match out.iter_mut().position(|c| c.kernel == kernel) {
+        if row.ok == Some(false) {
+            bail!(
+                "{:?} failed its check against the CPU: no rate to draw",
+                row.what
+            );
+        }
+        let pct: f64 = before
+            .rsplit(|c: char| c.is_whitespace() || c == ',')
+            .next()
+            .unwrap_or_default()
+            .parse()
+            .with_context(|| {
+                format!(
+                    "no fraction before \"% of the floor rate\" in {:?}",
+                    row.what
+                )
+            })?;
+        let (kernel, tag) = match row.what.strip_suffix(']').and_then(|w| w.rsplit_once(" [")) {
+            Some((k, t)) => (k.to_string(), t.to_string()),
+            None => bail!("no [occupancy] tag in {:?}", row.what),
+        };
+        let entry = match out.iter().position(|c| c.kernel == kernel) {
             Some(i) => &mut out[i],
             None => {
                 out.push(Ceiling {
@@ -81,29 +112,9 @@ pub fn ceilings_from_log(log: &str) -> Result<Vec<Ceiling>> {
         }
     }
     if out.is_empty() {
-        bail!("no ceilings row (a line with \"% of the floor rate\")");
+        bail!("no ceilings row (a report row with \"% of the floor rate\")");
     }
     Ok(out)
-}
-
-/// (kernel, occupancy tag, %) of a row carrying "% of the floor rate"; None for other lines.
-fn parse_row(line: &str) -> Result<Option<(String, String, f64)>> {
-    let Some(before) = line.split_once(" % of the floor rate").map(|(b, _)| b) else {
-        return Ok(None);
-    };
-    let pct: f64 = before
-        .rsplit(|c: char| c.is_whitespace() || c == ',')
-        .next()
-        .unwrap_or_default()
-        .parse()
-        .with_context(|| format!("no fraction before \"% of the floor rate\" in {line:?}"))?;
-    let (open, close) = match (line.find('['), line.find(']')) {
-        (Some(o), Some(c)) if o < c => (o, c),
-        _ => bail!("no [occupancy] tag in {line:?}"),
-    };
-    let kernel = line[..open].trim().to_string();
-    let tag = line[open + 1..close].to_string();
-    Ok(Some((kernel, tag, pct)))
 }
 
 /// Rows of the picture: one a kernel, then one a workload.
@@ -220,8 +231,8 @@ fn draw(
     };
     for (row, c) in ceilings.iter().enumerate() {
         for (i, tag) in tags.iter().enumerate() {
-            if let Some((_, pct)) = c.rates.iter().find(|(t, _)| t == tag) {
-                bar(row as f64 - 0.38 + band * i as f64, *pct, TAGS[i])?;
+            if let Some(pct) = c.rate(tag) {
+                bar(row as f64 - 0.38 + band * i as f64, pct, TAGS[i])?;
             }
         }
     }

@@ -45,8 +45,8 @@ pub fn run(args: &CeilingsArgs) -> Result<()> {
     for c in &found {
         print!("{:<52}", c.kernel);
         for t in &tags {
-            match c.rates.iter().find(|(r, _)| r == t) {
-                Some((_, pct)) => print!(" {pct:>8.1}"),
+            match c.rate(t) {
+                Some(pct) => print!(" {pct:>8.1}"),
                 None => print!(" {:>8}", "-"),
             }
         }

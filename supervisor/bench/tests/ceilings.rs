@@ -53,14 +53,21 @@ fn each_kernel_gets_its_rate_at_each_occupancy_in_the_logs_order() {
 }
 
 #[test]
-fn a_log_without_ceilings_or_with_a_broken_row_is_an_error() {
+fn a_log_without_ceilings_a_broken_row_or_a_failed_check_is_an_error() {
     let e = ceilings_from_log("failures: 0\n").unwrap_err();
     assert!(e.to_string().contains("no ceilings row"), "{e}");
-    let e = ceilings_from_log("Fp product [full] ok 1.0 - n/a % of the floor rate\n").unwrap_err();
+    let e =
+        ceilings_from_log("Fp product [full]  ok  1.0  - n/a % of the floor rate\n").unwrap_err();
     assert!(e.to_string().contains("no fraction"), "{e}");
     let e =
-        ceilings_from_log("Fp product ok 1.0 - 0.1 ns, 88.5 % of the floor rate\n").unwrap_err();
+        ceilings_from_log("Fp product  ok  1.0  - 0.1 ns, 88.5 % of the floor rate\n").unwrap_err();
     assert!(e.to_string().contains("no [occupancy] tag"), "{e}");
+    // A rate whose device result differed from the CPU's is not drawn.
+    let e = ceilings_from_log(
+        "Fp square [4/SM]  FAIL  1.0  - 0.03 ns a unit, 89.4 % of the floor rate\n",
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("failed its check"), "{e}");
 }
 
 #[test]
