@@ -90,6 +90,8 @@ __device__ __noinline__ fr2_t fr_mul2(fr_t a0, fr_t b0, fr_t a1, fr_t b1) {
 }
 __device__ __forceinline__ fr_t fr_add(const fr_t& a, const fr_t& b) { fr_t r; fe_add<FrP>(r.v, a.v, b.v); return r; }
 __device__ __forceinline__ fr_t fr_sub(const fr_t& a, const fr_t& b) { fr_t r; fe_sub<FrP>(r.v, a.v, b.v); return r; }
+// a − b + r in (0, 2r), unreduced: only as the second operand of fr_mul / fr_mul2 (fe_sub_lazy).
+__device__ __forceinline__ fr_t fr_sub_lazy(const fr_t& a, const fr_t& b) { fr_t r; fe_sub_lazy<FrP>(r.v, a.v, b.v); return r; }
 __device__ __noinline__ fp_t fp_mul(fp_t a, fp_t b) { fp_t r; fe_mul_kara<FpP>(r.v, a.v, b.v); return r; }
 __device__ __noinline__ fp_t fp_sqr(fp_t a) { fp_t r; fe_sqr<FpP>(r.v, a.v); return r; }
 // (a·b − c·d)·R^{-1}: two double-width products and one reduction (fe_mul_sub_mul), 372

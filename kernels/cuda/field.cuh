@@ -153,6 +153,28 @@ __device__ __forceinline__ void fe_sub(u32* r, const u32* a, const u32* b) {
   add_p_masked<P>(r, d, subc(0, 0, cy));  // borrowed: add p back
 }
 
+// r = a − b + p for a, b < p: in (0, 2p), not reduced. The sum is below 2^{32N}, so the
+// subtraction's borrow out and the addition's carry out cancel and both are dropped. For
+// the multiplier operand of fe_mul / fe_mul2 only (their b, whose limbs b_i the rows take
+// one at a time), which may be any value below 2^{32N}: with a < p the rows keep
+// t < a + p < 2p (t_i = (t_{i−1} + a·b_i + m·p)/2^32 with b_i < 2^32, whatever b is), and
+// the product (a·b + M·p)/R < a + p < 2p, so the one final subtraction still reduces it
+// fully. 2N additions against fe_sub's 3N + 1 (no borrow mask, no masked p): the NTT's
+// butterflies multiply every difference they do not keep as it is.
+template <class P>
+__device__ __forceinline__ void fe_sub_lazy(u32* r, const u32* a, const u32* b) {
+  u32 d[P::N];
+  u32 cy = 0;
+  d[0] = sub_cc(a[0], b[0], cy);
+#pragma unroll
+  for (int i = 1; i < P::N - 1; i++) d[i] = subc_cc(a[i], b[i], cy);
+  d[P::N - 1] = subc(a[P::N - 1], b[P::N - 1], cy);
+  r[0] = add_cc(d[0], P::mod(0), cy);
+#pragma unroll
+  for (int i = 1; i < P::N - 1; i++) r[i] = addc_cc(d[i], P::mod(i), cy);
+  r[P::N - 1] = addc(d[P::N - 1], P::mod(P::N - 1), cy);
+}
+
 // The even/odd products' merge: t = x + (y_1..y_{N-1}) (y shifted down one limb), the
 // carry out of the top limb kept (callers' sums stay below 2^{32N}).
 template <int N>

@@ -237,7 +237,11 @@ __device__ __forceinline__ void r9_pair(fr_t (&x)[8], const fr_t* tw, u32 base, 
   fr_t w0, w1;
   if (!skip0) w0 = ld_fr(tw + ((base + s * r0) & (half - 1)));
   if (!skip1) w1 = ld_fr(tw + ((base + s * r1) & (half - 1)));
-  const fr_t d0 = fr_sub(x[r0], x[r0 + h]), d1 = fr_sub(x[r1], x[r1 + h]);
+  // A difference that is multiplied is left unreduced (a − b + r < 2r) and goes in as the
+  // product's second operand, which takes it (fe_sub_lazy); one kept as it is is reduced.
+  // skip0 and skip1 are constants once r9_stage is unrolled.
+  const fr_t d0 = skip0 ? fr_sub(x[r0], x[r0 + h]) : fr_sub_lazy(x[r0], x[r0 + h]);
+  const fr_t d1 = skip1 ? fr_sub(x[r1], x[r1 + h]) : fr_sub_lazy(x[r1], x[r1 + h]);
   x[r0] = fr_add(x[r0], x[r0 + h]);
   x[r1] = fr_add(x[r1], x[r1 + h]);
   if (skip0 && skip1) {
@@ -245,12 +249,12 @@ __device__ __forceinline__ void r9_pair(fr_t (&x)[8], const fr_t* tw, u32 base, 
     x[r1 + h] = d1;
   } else if (skip0) {
     x[r0 + h] = d0;
-    x[r1 + h] = fr_mul(d1, w1);
+    x[r1 + h] = fr_mul(w1, d1);
   } else if (skip1) {
-    x[r0 + h] = fr_mul(d0, w0);
+    x[r0 + h] = fr_mul(w0, d0);
     x[r1 + h] = d1;
   } else {
-    const fr2_t y = fr_mul2(d0, w0, d1, w1);
+    const fr2_t y = fr_mul2(w0, d0, w1, d1);
     x[r0 + h] = y.a;
     x[r1 + h] = y.b;
   }

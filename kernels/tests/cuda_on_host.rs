@@ -4,7 +4,8 @@
 //! a host C++ compiler builds them as they are. A small driver runs, and the results are
 //! compared with blstrs:
 //!
-//! - the field products: fp_mul, fp_sqr, fr_mul, fr_mul2, the squaring over Fr;
+//! - the field products: fp_mul, fp_sqr, fr_mul, fr_mul2, the squaring over Fr, and the
+//!   unreduced difference (fr_sub_lazy) as the products' second operand;
 //! - what the G2 layer tests run: fp2_mul, fp2_sqr, the test_g2_add sequence, the signed
 //!   madd chain of msm_accumulate, xyzz_mul_small of the bucket reduction;
 //! - the MSM kernels one after the other as `msm::enqueue_msm` / `enqueue_batch_add` launch
@@ -22,7 +23,7 @@ use std::path::Path;
 use std::process::Command;
 
 use blstrs::{Fp, Fp2, G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
-use cuzk_kernels::cuda::layout::{bytes_of, Xyzz, Xyzz2};
+use cuzk_kernels::cuda::layout::{bytes_of, fr_raw, Xyzz, Xyzz2};
 use cuzk_kernels::cuda::msm::{combine_windows, Windows};
 use cuzk_kernels::cuda::source::SOURCES;
 use cuzk_kernels::cuda::synthetic::random_g2_bases;
@@ -190,7 +191,9 @@ int main() {
         wr(&m, sizeof m); wr(&s, sizeof s); wr(&d, sizeof d); wr(&e, sizeof e);
       }
     } else if (op == 8) {  // Fr pairs -> a·b (fr_mul, CIOS), a·b (Karatsuba + SOS), a²,
-                           // then fr_mul2(a, b, a², b): a·b and a²·b
+                           // then fr_mul2(a, b, a², b): a·b and a²·b; then the unreduced
+                           // difference d = a − b + r, b·d (fr_mul), and
+                           // fr_mul2(a, d, b, b − a + r): a·(a − b), b·(b − a)
       for (unsigned i = 0; i < n; i++) {
         fr_t a, b, k, s; rd(&a, sizeof a); rd(&b, sizeof b);
         fr_t m = fr_mul(a, b);
@@ -199,6 +202,9 @@ int main() {
         fr2_t two = fr_mul2(a, b, s, b);
         wr(&m, sizeof m); wr(&k, sizeof k); wr(&s, sizeof s);
         wr(&two.a, sizeof two.a); wr(&two.b, sizeof two.b);
+        fr_t d = fr_sub_lazy(a, b), bd = fr_mul(b, d);
+        fr2_t lazy = fr_mul2(a, d, b, fr_sub_lazy(b, a));
+        wr(&d, sizeof d); wr(&bd, sizeof bd); wr(&lazy.a, sizeof lazy.a); wr(&lazy.b, sizeof lazy.b);
       }
     } else { fprintf(stderr, "bad op %u\n", op); return 2; }
   }
@@ -497,14 +503,32 @@ fn field_products_built_for_the_host_match_blstrs() {
         ra[tail + i] = *a;
         rb[tail + i] = *b;
     }
+    // The unreduced difference's ends: a = b (d = r exactly), and the largest and smallest
+    // Montgomery limbs against each other (d = 2r − 1 and d = 1 for a = r − 1 and 0 as limbs).
+    let top = fr_mont(fr_top_limbs());
+    let ends = [
+        (top, Fr::ZERO),
+        (Fr::ZERO, top),
+        (top, top),
+        (Fr::ONE, Fr::ONE),
+    ];
+    let at = edge.len();
+    for (i, (a, b)) in ends.iter().enumerate() {
+        ra[at + i] = *a;
+        rb[at + i] = *b;
+    }
+    for i in at + ends.len()..at + 40 {
+        rb[i] = ra[i];
+    }
     let mut input = record(8, ra.len());
     for (a, b) in ra.iter().zip(&rb) {
         input.extend(bytes_of(&[*a, *b]));
     }
     let out = run(&exe, dir.path(), &input);
-    assert_eq!(out.len(), ra.len() * 160);
+    assert_eq!(out.len(), ra.len() * 288);
+    let mut wrapped = 0;
     for (i, (a, b)) in ra.iter().zip(&rb).enumerate() {
-        let o = &out[160 * i..160 * (i + 1)];
+        let o = &out[288 * i..288 * (i + 1)];
         assert_eq!(&o[..32], bytes_of(&[*a * b]), "fr_mul, pair {i}");
         assert_eq!(
             &o[32..64],
@@ -522,7 +546,57 @@ fn field_products_built_for_the_host_match_blstrs() {
             bytes_of(&[a.square() * b]),
             "fr_mul2's second, pair {i}"
         );
+        // d = a − b + r on the Montgomery limbs: (a − b)'s limbs plus r where a's limbs are
+        // at least b's (the subtraction did not wrap), else (a − b)'s limbs as they are.
+        let (la, lb) = (fr_raw(a), fr_raw(b));
+        let no_wrap = la.iter().rev().ge(lb.iter().rev());
+        let mut d = fr_raw(&(*a - b));
+        if no_wrap {
+            d = add_u64(&d, &fr_top_limbs());
+            d = add_u64(&d, &[1, 0, 0, 0]);
+        } else {
+            wrapped += 1;
+        }
+        assert_eq!(&o[160..192], bytes_of(&d), "fr_sub_lazy, pair {i}");
+        let (ab, ba) = (*a - b, *b - a);
+        assert_eq!(
+            &o[192..224],
+            bytes_of(&[*b * ab]),
+            "b·(a − b + r), pair {i}"
+        );
+        assert_eq!(
+            &o[224..256],
+            bytes_of(&[*a * ab]),
+            "fr_mul2 lazy first, pair {i}"
+        );
+        assert_eq!(
+            &o[256..288],
+            bytes_of(&[*b * ba]),
+            "fr_mul2 lazy second, pair {i}"
+        );
     }
+    assert!(wrapped > 1000 && ra.len() - wrapped > 1000, "{wrapped}");
+}
+
+/// r − 1 as 64-bit limbs (the largest Montgomery limbs of an element).
+fn fr_top_limbs() -> [u64; 4] {
+    let l = fr_limbs();
+    let mut w = [0u64; 4];
+    for (i, x) in w.iter_mut().enumerate() {
+        *x = l[2 * i] as u64 | (l[2 * i + 1] as u64) << 32;
+    }
+    w[0] -= 1;
+    w
+}
+
+/// x + y on 256-bit integers (the callers' sums stay below 2^256).
+fn add_u64(x: &[u64; 4], y: &[u64; 4]) -> [u64; 4] {
+    let mut c = 0u128;
+    std::array::from_fn(|i| {
+        let s = x[i] as u128 + y[i] as u128 + c;
+        c = s >> 64;
+        s as u64
+    })
 }
 
 /// r's 32-bit limbs: r − 1 (`max_scalar`) plus one, its low limb being even.
