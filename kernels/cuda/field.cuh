@@ -160,7 +160,8 @@ __device__ __forceinline__ void fe_sub(u32* r, const u32* a, const u32* b) {
 // t < a + p < 2p (t_i = (t_{i−1} + a·b_i + m·p)/2^32 with b_i < 2^32, whatever b is), and
 // the product (a·b + M·p)/R < a + p < 2p, so the one final subtraction still reduces it
 // fully. 2N additions against fe_sub's 3N + 1 (no borrow mask, no masked p): the NTT's
-// butterflies multiply every difference they do not keep as it is.
+// butterflies multiply most of their differences, and the fewer instructions took NTT 2^27
+// from 36.1 to 35.5 ms on the H200 (docs/perf.md), the register pass being issue-bound.
 template <class P>
 __device__ __forceinline__ void fe_sub_lazy(u32* r, const u32* a, const u32* b) {
   u32 d[P::N];
