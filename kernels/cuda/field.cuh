@@ -142,14 +142,21 @@ __device__ __forceinline__ void add_p_masked(u32* r, const u32* x, u32 mask) {
   r[P::N - 1] = addc(x[P::N - 1], P::mod(P::N - 1) & mask, cy);
 }
 
+// d = a − b mod 2^{32N}, N limbs; the borrow out is left in the carry chain (cy) for the
+// caller: fe_sub turns it into a mask, fe_sub_lazy drops it.
+template <class P>
+__device__ __forceinline__ void sub_wrapping(u32* d, const u32* a, const u32* b, u32& cy) {
+  d[0] = sub_cc(a[0], b[0], cy);
+#pragma unroll
+  for (int i = 1; i < P::N; i++) d[i] = subc_cc(a[i], b[i], cy);
+}
+
 // r = a - b mod p.
 template <class P>
 __device__ __forceinline__ void fe_sub(u32* r, const u32* a, const u32* b) {
   u32 d[P::N];
   u32 cy = 0;
-  d[0] = sub_cc(a[0], b[0], cy);
-#pragma unroll
-  for (int i = 1; i < P::N; i++) d[i] = subc_cc(a[i], b[i], cy);
+  sub_wrapping<P>(d, a, b, cy);
   add_p_masked<P>(r, d, subc(0, 0, cy));  // borrowed: add p back
 }
 
@@ -166,14 +173,8 @@ template <class P>
 __device__ __forceinline__ void fe_sub_lazy(u32* r, const u32* a, const u32* b) {
   u32 d[P::N];
   u32 cy = 0;
-  d[0] = sub_cc(a[0], b[0], cy);
-#pragma unroll
-  for (int i = 1; i < P::N - 1; i++) d[i] = subc_cc(a[i], b[i], cy);
-  d[P::N - 1] = subc(a[P::N - 1], b[P::N - 1], cy);
-  r[0] = add_cc(d[0], P::mod(0), cy);
-#pragma unroll
-  for (int i = 1; i < P::N - 1; i++) r[i] = addc_cc(d[i], P::mod(i), cy);
-  r[P::N - 1] = addc(d[P::N - 1], P::mod(P::N - 1), cy);
+  sub_wrapping<P>(d, a, b, cy);
+  add_p_masked<P>(r, d, ~0u);  // + p always
 }
 
 // The even/odd products' merge: t = x + (y_1..y_{N-1}) (y shifted down one limb), the
