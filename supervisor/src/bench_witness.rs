@@ -184,8 +184,10 @@ impl ShapeVisitor for Blank {
                 &public_params,
             )
         };
-        let spinner =
-            progress::spinner("counting the blank partition circuit's constraints".into());
+        let spinner = progress::spinner(
+            "counting the blank partition circuit's constraints".into(),
+            None,
+        );
         let shape = CircuitShape::of(blank())?;
         spinner.finish_and_clear();
         println!(

@@ -64,13 +64,16 @@ pub fn run(args: &SealArgs) -> Result<()> {
         .tempdir()
         .context("creating a temporary sealing directory")?;
 
-    let spinner = progress::spinner(format!(
-        "sealing a {} sector ({}) for miner {} sector {}",
-        format_sector_size(sector_size),
-        proof_type_name(proof_type),
-        args.miner_id,
-        args.sector_num
-    ));
+    let spinner = progress::spinner(
+        format!(
+            "sealing a {} sector ({}) for miner {} sector {}",
+            format_sector_size(sector_size),
+            proof_type_name(proof_type),
+            args.miner_id,
+            args.sector_num
+        ),
+        None,
+    );
     let started = Instant::now();
     let c1_json = seal(args, proof_type, work.path());
     spinner.finish_and_clear();

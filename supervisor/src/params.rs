@@ -83,14 +83,18 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
         );
     }
 
-    let expected = expected_duration(sector_size)
+    let expected_2_cores = expected_duration(sector_size);
+    let expected = expected_2_cores
         .map(|d| format!("about {} on 2 cores", progress::minutes_seconds(d)))
         .unwrap_or_else(|| "hours".to_string());
-    let spinner = progress::spinner(format!(
-        "generating random Groth16 parameters for {name} ({}; expect {expected}) into {}",
-        format_sector_size(sector_size),
-        files.params.parent().unwrap_or(Path::new(".")).display()
-    ));
+    let spinner = progress::spinner(
+        format!(
+            "generating random Groth16 parameters for {name} ({}; expect {expected}) into {}",
+            format_sector_size(sector_size),
+            files.params.parent().unwrap_or(Path::new(".")).display()
+        ),
+        expected_2_cores,
+    );
     let started = Instant::now();
     let result = generate(&config);
     spinner.finish_and_clear();

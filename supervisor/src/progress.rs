@@ -1,28 +1,168 @@
 //! Progress display for long single calls (parameter generation, sealing) that report
-//! nothing while they run: a spinner with the elapsed time and what to expect.
+//! nothing while they run: a spinner with the elapsed time and what to expect on a terminal;
+//! in a log (CI, the journal) a line every half minute with the elapsed time and, where the
+//! duration is known, what is left, since a log shows no animation.
 
-use std::time::Duration;
+use std::io::Write;
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-/// Starts a spinner on stderr that ticks on its own thread until `finish` is called.
-pub fn spinner(message: String) -> ProgressBar {
+/// How often a log gets a line while the call runs.
+const LOG_INTERVAL: Duration = Duration::from_secs(30);
+
+/// A running spinner (terminal) or log heartbeat (not a terminal); `finish_and_clear` ends it.
+pub struct Spinner {
+    bar: ProgressBar,
+    heartbeat: Option<(Sender<()>, JoinHandle<()>)>,
+}
+
+/// Starts a spinner on stderr that ticks on its own thread until `finish_and_clear`.
+/// `expected`: how long the call usually takes on the reference machine, if known.
+pub fn spinner(message: String, expected: Option<Duration>) -> Spinner {
     let bar = ProgressBar::new_spinner();
     bar.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
             .expect("the spinner template is valid"),
     );
-    if bar.is_hidden() {
-        // Not a terminal (a log, a test): one line instead of the animation.
+    let heartbeat = if bar.is_hidden() {
+        // Not a terminal: one line now, then periodic lines instead of the animation.
         eprintln!("{message} ...");
-    }
+        Some(heartbeat(
+            message.clone(),
+            expected,
+            LOG_INTERVAL,
+            Box::new(std::io::stderr()),
+        ))
+    } else {
+        None
+    };
     bar.set_message(message);
     bar.enable_steady_tick(Duration::from_millis(250));
-    bar
+    Spinner { bar, heartbeat }
+}
+
+impl Spinner {
+    pub fn finish_and_clear(mut self) {
+        self.stop();
+        self.bar.finish_and_clear();
+    }
+
+    fn stop(&mut self) {
+        if let Some((stop, thread)) = self.heartbeat.take() {
+            // The thread waits on this channel between lines, so it ends at once.
+            let _ = stop.send(());
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Spinner {
+    /// An early return (an error) ends the heartbeat too.
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// A thread that writes `heartbeat_line` to `out` every `interval` until told to stop.
+fn heartbeat(
+    message: String,
+    expected: Option<Duration>,
+    interval: Duration,
+    mut out: Box<dyn Write + Send>,
+) -> (Sender<()>, JoinHandle<()>) {
+    let (stop, stopped) = mpsc::channel::<()>();
+    let started = Instant::now();
+    let thread = std::thread::spawn(move || loop {
+        match stopped.recv_timeout(interval) {
+            Err(RecvTimeoutError::Timeout) => {
+                let line = heartbeat_line(&message, started.elapsed(), expected);
+                let _ = writeln!(out, "{line}");
+            }
+            Ok(()) | Err(RecvTimeoutError::Disconnected) => return,
+        }
+    });
+    (stop, thread)
+}
+
+/// `generating ...: 2m 30s elapsed, about 6m 44s left of the 9m 14s expected`.
+fn heartbeat_line(message: &str, elapsed: Duration, expected: Option<Duration>) -> String {
+    let spent = minutes_seconds(elapsed);
+    match expected {
+        Some(e) if elapsed < e => format!(
+            "{message}: {spent} elapsed, about {} left of the {} expected",
+            minutes_seconds(e - elapsed),
+            minutes_seconds(e)
+        ),
+        Some(e) => format!(
+            "{message}: {spent} elapsed, past the {} expected (a slower or busier machine)",
+            minutes_seconds(e)
+        ),
+        None => format!("{message}: {spent} elapsed"),
+    }
 }
 
 /// Formats a duration as `9m 14s` for messages.
 pub fn minutes_seconds(duration: Duration) -> String {
     let seconds = duration.as_secs();
     format!("{}m {:02}s", seconds / 60, seconds % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    /// A writer the test can read back.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+    impl Write for Captured {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn lines_say_elapsed_and_what_is_left() {
+        let s = |x| Duration::from_secs(x);
+        assert_eq!(
+            heartbeat_line("generating", s(150), Some(s(554))),
+            "generating: 2m 30s elapsed, about 6m 44s left of the 9m 14s expected"
+        );
+        assert_eq!(
+            heartbeat_line("generating", s(600), Some(s(554))),
+            "generating: 10m 00s elapsed, past the 9m 14s expected (a slower or busier machine)"
+        );
+        assert_eq!(
+            heartbeat_line("sealing", s(61), None),
+            "sealing: 1m 01s elapsed"
+        );
+    }
+
+    #[test]
+    fn heartbeat_writes_periodically_and_stops_when_told() {
+        let out = Captured::default();
+        let (stop, thread) = heartbeat(
+            "work".into(),
+            None,
+            Duration::from_millis(20),
+            Box::new(out.clone()),
+        );
+        std::thread::sleep(Duration::from_millis(150));
+        stop.send(()).unwrap();
+        thread.join().unwrap();
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let lines = text.lines().count();
+        assert!(lines >= 2, "{lines} lines in 150 ms at 20 ms: {text:?}");
+        assert!(text.lines().all(|l| l.starts_with("work: 0m 00s elapsed")));
+        // Stopped: nothing more is written.
+        std::thread::sleep(Duration::from_millis(60));
+        assert_eq!(out.0.lock().unwrap().len(), text.len());
+    }
 }
