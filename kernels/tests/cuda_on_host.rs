@@ -1,7 +1,8 @@
 //! The device's own code, run on the CPU: field.cuh, bls12_381.cuh, fp2.cuh, ec.cuh and
 //! msm.cu are plain C++ apart from their CUDA qualifiers and a few intrinsics, so with those
 //! defined for the host (a grid is a loop over blocks and threads, `atomicAdd` a plain add)
-//! a host C++ compiler builds them as they are. A small driver runs, and the results are
+//! a host C++ compiler builds them as they are (`cuda_on_host/prelude.h` before them, the driver
+//! `cuda_on_host/driver.cpp` after). The driver runs, and the results are
 //! compared with blstrs:
 //!
 //! - the field products: fp_mul, fp_sqr, fr_mul, fr_mul2, the squaring over Fr, and the
@@ -27,7 +28,7 @@ use cuzk_kernels::cuda::layout::{bytes_of, fr_raw, Xyzz, Xyzz2};
 use cuzk_kernels::cuda::msm::{combine_windows, Windows};
 use cuzk_kernels::cuda::source::SOURCES;
 use cuzk_kernels::cuda::synthetic::random_g2_bases;
-use cuzk_kernels::msm::scalars::{max_scalar, to_limbs, Limbs};
+use cuzk_kernels::msm::scalars::{self, max_scalar, to_limbs, Limbs};
 use ff::Field;
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
@@ -36,181 +37,11 @@ use rand_chacha::ChaCha8Rng;
 
 /// CUDA qualifiers and intrinsics the sources use, for a host compiler. One thread at a
 /// time: `__syncthreads` cannot be honoured, so kernels that need it are not run.
-const PRELUDE: &str = r#"
-#include <algorithm>
-#include <cstddef>
-#include <cstring>
-#include <vector>
-#define __device__
-#define __host__
-#define __global__
-#define __forceinline__ inline
-#define __noinline__ __attribute__((noinline))
-#define __launch_bounds__(...)
-#define __shared__ static
-static inline int __clz(unsigned x) { return x ? __builtin_clz(x) : 32; }
-struct dim3_ { unsigned x; };
-static dim3_ blockIdx, blockDim, threadIdx;
-struct uint4 { unsigned x, y, z, w; };
-static inline uint4 __ldg(const uint4* p) { return *p; }
-static inline unsigned atomicAdd(unsigned* p, unsigned v) { unsigned o = *p; *p += v; return o; }
-static inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
-static inline void __syncthreads() {}
-"#;
+const PRELUDE: &str = include_str!("cuda_on_host/prelude.h");
 
 /// Reads (u32 op, u32 n, data) records from stdin, writes results to stdout, in the
 /// device's byte layout (x86 and the GPU are both little-endian).
-const DRIVER: &str = r#"
-#include <cstdio>
-#include <cstdlib>
-static void rd(void* p, size_t n) { if (fread(p, 1, n, stdin) != n) { fprintf(stderr, "short read\n"); exit(2); } }
-static void wr(const void* p, size_t n) { fwrite(p, 1, n, stdout); }
-
-// A launch: every thread of the grid in turn (blocks of 128, as the host launches them).
-template <class Fn> static void grid(unsigned threads, Fn f) {
-  blockDim.x = 128;
-  for (unsigned b = 0; b * 128 < threads; b++)
-    for (unsigned t = 0; t < 128; t++) { blockIdx.x = b; threadIdx.x = t; f(); }
-}
-
-// The point kernels of one curve (G1: the default build, msm::AccumulateBuild::Split).
-template <class F> struct Kern;
-template <> struct Kern<fp2_t> {
-  static constexpr auto accumulate = &msm_accumulate_g2;
-  static constexpr auto fixup = &msm_fixup_g2;
-  static constexpr auto bucket_reduce = &msm_bucket_reduce_g2;
-  static constexpr auto batch = &batch_add_g2;
-};
-template <> struct Kern<fp_t> {
-  static constexpr auto accumulate = &msm_accumulate_split;
-  static constexpr auto fixup = &msm_fixup;
-  static constexpr auto bucket_reduce = &msm_bucket_reduce;
-  static constexpr auto batch = &batch_add_split;
-};
-
-// The G1 kernels that call the madd (msm::AccumulateBuild::Wide: msm_accumulate_wide,
-// batch_add), the default before the split accumulator.
-struct KernCalled : Kern<fp_t> {
-  static constexpr auto accumulate = &msm_accumulate_wide;
-  static constexpr auto batch = &batch_add;
-};
-
-// Reads c, W, K[9], S, Q, counts, bases, scalars, terms, ones; runs the launch sequence of
-// msm::enqueue_msm and enqueue_batch_add; writes the W window sums and the ones' sum.
-template <class F, class K = Kern<F>> static void plan_msm() {
-  unsigned c, W, k[9], S, Q, nb, ns, m, no;
-  rd(&c, 4); rd(&W, 4); rd(k, 36); rd(&S, 4); rd(&Q, 4);
-  rd(&nb, 4); rd(&ns, 4); rd(&m, 4); rd(&no, 4);
-  std::vector<affine_p<F>> bases(nb);
-  std::vector<u32> scalars(8 * ns), terms(2 * m + 2), ones(no + 1);
-  rd(bases.data(), nb * sizeof(affine_p<F>));
-  rd(scalars.data(), 32 * ns); rd(terms.data(), 8 * m); rd(ones.data(), 4 * no);
-  const u32 B = 1u << (c - 1), chunks = B / Q;
-  std::vector<u32> digits((size_t)W * m), counts((size_t)W * B, 0), off(B + 1), cursor(B), sorted(m + 1);
-  std::vector<xyzz_p<F>> buckets((size_t)W * B), reduced((size_t)W * chunks);
-  DigitParams p;
-  p.scalars = scalars.data(); p.terms = terms.data(); p.digits = digits.data(); p.counts = counts.data();
-  p.m = m; p.c = c; p.windows = W; memcpy(p.k, k, 36);
-  grid(m, [&] { msm_digits(p); });
-  for (u32 w = 0; w < W; w++) {
-    // msm_scan's result: exclusive prefix sums of the window's histogram.
-    u32 run = 0;
-    for (u32 b = 0; b < B; b++) { off[b] = cursor[b] = run; run += counts[(size_t)w * B + b]; }
-    off[B] = run;
-    // Window by window in 1..4 bucket ranges, as msm::scatter_passes may choose.
-    const u32* dw = digits.data() + (size_t)w * m;
-    const u32 passes = 1 + w % 4;
-    for (u32 r = 0; r < passes; r++)
-      grid(m, [&] { msm_scatter(dw, terms.data(), cursor.data(), sorted.data(), m, c, B * r / passes, B * (r + 1) / passes); });
-    const u32 threads = (m + S - 1) / S;
-    std::vector<partial_p<F>> head(threads + 1), tail(threads + 1);
-    xyzz_p<F>* bk = buckets.data() + (size_t)w * B;
-    grid(threads, [&] { K::accumulate(sorted.data(), off.data(), B, S, bases.data(), bk, head.data(), tail.data()); });
-    grid(B, [&] { Kern<F>::fixup(off.data(), B, S, bk, head.data(), tail.data()); });
-  }
-  grid(W * chunks, [&] { Kern<F>::bucket_reduce(buckets.data(), B, Q, W, reduced.data()); });
-  for (u32 w = 0; w < W; w++) {  // xyzz_reduce's result
-    xyzz_p<F> acc; xyzz_set_inf(acc);
-    for (u32 q = 0; q < chunks; q++) xyzz_add(acc, reduced[(size_t)w * chunks + q]);
-    wr(&acc, sizeof acc);
-  }
-  const u32 parts = (no + S - 1) / S;
-  std::vector<xyzz_p<F>> part(parts + 1);
-  grid(parts, [&] { K::batch(bases.data(), ones.data(), no, S, part.data()); });
-  xyzz_p<F> acc; xyzz_set_inf(acc);
-  for (u32 i = 0; i < parts; i++) xyzz_add(acc, part[i]);
-  wr(&acc, sizeof acc);
-}
-
-int main() {
-  unsigned op, n;
-  while (fread(&op, 4, 1, stdin) == 1) {
-    rd(&n, 4);
-    if (op == 1) {  // Fp2 pairs -> a·b, a² (test_fp2_mul)
-      for (unsigned i = 0; i < n; i++) {
-        fp2_t a, b; rd(&a, sizeof a); rd(&b, sizeof b);
-        fp2_t m = fp2_mul(a, b), s = fp2_sqr(a);
-        wr(&m, sizeof m); wr(&s, sizeof s);
-      }
-    } else if (op == 2) {  // G2 pairs -> p + q, 2(p + q) + q (test_g2_add)
-      for (unsigned i = 0; i < n; i++) {
-        g2_affine_t p, q; rd(&p, sizeof p); rd(&q, sizeof q);
-        g2_xyzz_t acc; xyzz_set_inf(acc);
-        xyzz_add_affine_signed(acc, p, false);
-        xyzz_add_affine_signed(acc, q, false);
-        wr(&acc, sizeof acc);
-        g2_xyzz_t d = acc; xyzz_add(d, acc); xyzz_add_affine_signed(d, q, false);
-        wr(&d, sizeof d);
-      }
-    } else if (op == 3) {  // n (u32 negate, point) -> their signed sum (msm_accumulate's loop)
-      g2_xyzz_t acc; xyzz_set_inf(acc);
-      for (unsigned i = 0; i < n; i++) {
-        unsigned neg; g2_affine_t p; rd(&neg, 4); rd(&p, sizeof p);
-        xyzz_add_affine_signed(acc, p, neg != 0);
-      }
-      wr(&acc, sizeof acc);
-    } else if (op == 4) {  // n (u32 k, point) -> k·p by xyzz_mul_small (bucket reduction)
-      for (unsigned i = 0; i < n; i++) {
-        unsigned k; g2_affine_t p; rd(&k, 4); rd(&p, sizeof p);
-        g2_xyzz_t acc; xyzz_set_inf(acc); xyzz_add_affine_signed(acc, p, false);
-        xyzz_mul_small(acc, k);
-        wr(&acc, sizeof acc);
-      }
-    } else if (op == 5) {  // a plan MSM over G2 through the MSM kernels
-      plan_msm<fp2_t>();
-    } else if (op == 6) {  // the same over G1
-      plan_msm<fp_t>();
-    } else if (op == 16) {  // the same with the called madd (msm_accumulate_wide, batch_add)
-      plan_msm<fp_t, KernCalled>();
-    } else if (op == 7) {  // Fp pairs -> a·b, a² (fp_mul, fp_sqr), a·b − a², a² − a·b
-                           // (fp_mul_sub_mul: one of the two borrows unless a·b = a²)
-      for (unsigned i = 0; i < n; i++) {
-        fp_t a, b; rd(&a, sizeof a); rd(&b, sizeof b);
-        fp_t m = fp_mul(a, b), s = fp_sqr(a);
-        fp_t d = fp_mul_sub_mul(a, b, a, a), e = fp_mul_sub_mul(a, a, b, a);
-        wr(&m, sizeof m); wr(&s, sizeof s); wr(&d, sizeof d); wr(&e, sizeof e);
-      }
-    } else if (op == 8) {  // Fr pairs -> a·b (fr_mul, CIOS), a·b (Karatsuba + SOS), a²,
-                           // then fr_mul2(a, b, a², b): a·b and a²·b; then the unreduced
-                           // difference d = a − b + r, b·d (fr_mul), and
-                           // fr_mul2(a, d, b, b − a + r): a·(a − b), b·(b − a)
-      for (unsigned i = 0; i < n; i++) {
-        fr_t a, b, k, s; rd(&a, sizeof a); rd(&b, sizeof b);
-        fr_t m = fr_mul(a, b);
-        fe_mul_kara<FrP>(k.v, a.v, b.v);
-        fe_sqr<FrP>(s.v, a.v);
-        fr2_t two = fr_mul2(a, b, s, b);
-        wr(&m, sizeof m); wr(&k, sizeof k); wr(&s, sizeof s);
-        wr(&two.a, sizeof two.a); wr(&two.b, sizeof two.b);
-        fr_t d = fr_sub_lazy(a, b), bd = fr_mul(b, d);
-        fr2_t lazy = fr_mul2(a, d, b, fr_sub_lazy(b, a));
-        wr(&d, sizeof d); wr(&bd, sizeof bd); wr(&lazy.a, sizeof lazy.a); wr(&lazy.b, sizeof lazy.b);
-      }
-    } else { fprintf(stderr, "bad op %u\n", op); return 2; }
-  }
-  return 0;
-}
-"#;
+const DRIVER: &str = include_str!("cuda_on_host/driver.cpp");
 
 /// The sources the driver uses, in the order NVRTC sees them (ntt.cu, srs.cu, selftest.cu
 /// are not needed).
@@ -505,7 +336,9 @@ fn field_products_built_for_the_host_match_blstrs() {
     }
     // The unreduced difference's ends: a = b (d = r exactly), and the largest and smallest
     // Montgomery limbs against each other (d = 2r − 1 and d = 1 for a = r − 1 and 0 as limbs).
-    let top = fr_mont(fr_top_limbs());
+    // r − 1 as limbs (max_scalar) are the largest Montgomery limbs of an element.
+    let top = fr_mont(max_scalar());
+    let r = scalars::add(&max_scalar(), &[1, 0, 0, 0]);
     let ends = [
         (top, Fr::ZERO),
         (Fr::ZERO, top),
@@ -552,8 +385,7 @@ fn field_products_built_for_the_host_match_blstrs() {
         let no_wrap = la.iter().rev().ge(lb.iter().rev());
         let mut d = fr_raw(&(*a - b));
         if no_wrap {
-            d = add_u64(&d, &fr_top_limbs());
-            d = add_u64(&d, &[1, 0, 0, 0]);
+            d = scalars::add(&d, &r);
         } else {
             wrapped += 1;
         }
@@ -576,27 +408,6 @@ fn field_products_built_for_the_host_match_blstrs() {
         );
     }
     assert!(wrapped > 1000 && ra.len() - wrapped > 1000, "{wrapped}");
-}
-
-/// r − 1 as 64-bit limbs (the largest Montgomery limbs of an element).
-fn fr_top_limbs() -> [u64; 4] {
-    let l = fr_limbs();
-    let mut w = [0u64; 4];
-    for (i, x) in w.iter_mut().enumerate() {
-        *x = l[2 * i] as u64 | (l[2 * i + 1] as u64) << 32;
-    }
-    w[0] -= 1;
-    w
-}
-
-/// x + y on 256-bit integers (the callers' sums stay below 2^256).
-fn add_u64(x: &[u64; 4], y: &[u64; 4]) -> [u64; 4] {
-    let mut c = 0u128;
-    std::array::from_fn(|i| {
-        let s = x[i] as u128 + y[i] as u128 + c;
-        c = s >> 64;
-        s as u64
-    })
 }
 
 /// r's 32-bit limbs: r − 1 (`max_scalar`) plus one, its low limb being even.

@@ -1,0 +1,151 @@
+// The host driver of cuda_on_host.rs, appended after the kernel sources: reads (u32 op, u32 n,
+// data) records from stdin, runs the device code on the CPU, writes the results to stdout.
+#include <cstdio>
+#include <cstdlib>
+static void rd(void* p, size_t n) { if (fread(p, 1, n, stdin) != n) { fprintf(stderr, "short read\n"); exit(2); } }
+static void wr(const void* p, size_t n) { fwrite(p, 1, n, stdout); }
+
+// A launch: every thread of the grid in turn (blocks of 128, as the host launches them).
+template <class Fn> static void grid(unsigned threads, Fn f) {
+  blockDim.x = 128;
+  for (unsigned b = 0; b * 128 < threads; b++)
+    for (unsigned t = 0; t < 128; t++) { blockIdx.x = b; threadIdx.x = t; f(); }
+}
+
+// The point kernels of one curve (G1: the default build, msm::AccumulateBuild::Split).
+template <class F> struct Kern;
+template <> struct Kern<fp2_t> {
+  static constexpr auto accumulate = &msm_accumulate_g2;
+  static constexpr auto fixup = &msm_fixup_g2;
+  static constexpr auto bucket_reduce = &msm_bucket_reduce_g2;
+  static constexpr auto batch = &batch_add_g2;
+};
+template <> struct Kern<fp_t> {
+  static constexpr auto accumulate = &msm_accumulate_split;
+  static constexpr auto fixup = &msm_fixup;
+  static constexpr auto bucket_reduce = &msm_bucket_reduce;
+  static constexpr auto batch = &batch_add_split;
+};
+
+// The G1 kernels that call the madd (msm::AccumulateBuild::Wide: msm_accumulate_wide,
+// batch_add), the default before the split accumulator.
+struct KernCalled : Kern<fp_t> {
+  static constexpr auto accumulate = &msm_accumulate_wide;
+  static constexpr auto batch = &batch_add;
+};
+
+// Reads c, W, K[9], S, Q, counts, bases, scalars, terms, ones; runs the launch sequence of
+// msm::enqueue_msm and enqueue_batch_add; writes the W window sums and the ones' sum.
+template <class F, class K = Kern<F>> static void plan_msm() {
+  unsigned c, W, k[9], S, Q, nb, ns, m, no;
+  rd(&c, 4); rd(&W, 4); rd(k, 36); rd(&S, 4); rd(&Q, 4);
+  rd(&nb, 4); rd(&ns, 4); rd(&m, 4); rd(&no, 4);
+  std::vector<affine_p<F>> bases(nb);
+  std::vector<u32> scalars(8 * ns), terms(2 * m + 2), ones(no + 1);
+  rd(bases.data(), nb * sizeof(affine_p<F>));
+  rd(scalars.data(), 32 * ns); rd(terms.data(), 8 * m); rd(ones.data(), 4 * no);
+  const u32 B = 1u << (c - 1), chunks = B / Q;
+  std::vector<u32> digits((size_t)W * m), counts((size_t)W * B, 0), off(B + 1), cursor(B), sorted(m + 1);
+  std::vector<xyzz_p<F>> buckets((size_t)W * B), reduced((size_t)W * chunks);
+  DigitParams p;
+  p.scalars = scalars.data(); p.terms = terms.data(); p.digits = digits.data(); p.counts = counts.data();
+  p.m = m; p.c = c; p.windows = W; memcpy(p.k, k, 36);
+  grid(m, [&] { msm_digits(p); });
+  for (u32 w = 0; w < W; w++) {
+    // msm_scan's result: exclusive prefix sums of the window's histogram.
+    u32 run = 0;
+    for (u32 b = 0; b < B; b++) { off[b] = cursor[b] = run; run += counts[(size_t)w * B + b]; }
+    off[B] = run;
+    // Window by window in 1..4 bucket ranges, as msm::scatter_passes may choose.
+    const u32* dw = digits.data() + (size_t)w * m;
+    const u32 passes = 1 + w % 4;
+    for (u32 r = 0; r < passes; r++)
+      grid(m, [&] { msm_scatter(dw, terms.data(), cursor.data(), sorted.data(), m, c, B * r / passes, B * (r + 1) / passes); });
+    const u32 threads = (m + S - 1) / S;
+    std::vector<partial_p<F>> head(threads + 1), tail(threads + 1);
+    xyzz_p<F>* bk = buckets.data() + (size_t)w * B;
+    grid(threads, [&] { K::accumulate(sorted.data(), off.data(), B, S, bases.data(), bk, head.data(), tail.data()); });
+    grid(B, [&] { Kern<F>::fixup(off.data(), B, S, bk, head.data(), tail.data()); });
+  }
+  grid(W * chunks, [&] { Kern<F>::bucket_reduce(buckets.data(), B, Q, W, reduced.data()); });
+  for (u32 w = 0; w < W; w++) {  // xyzz_reduce's result
+    xyzz_p<F> acc; xyzz_set_inf(acc);
+    for (u32 q = 0; q < chunks; q++) xyzz_add(acc, reduced[(size_t)w * chunks + q]);
+    wr(&acc, sizeof acc);
+  }
+  const u32 parts = (no + S - 1) / S;
+  std::vector<xyzz_p<F>> part(parts + 1);
+  grid(parts, [&] { K::batch(bases.data(), ones.data(), no, S, part.data()); });
+  xyzz_p<F> acc; xyzz_set_inf(acc);
+  for (u32 i = 0; i < parts; i++) xyzz_add(acc, part[i]);
+  wr(&acc, sizeof acc);
+}
+
+int main() {
+  unsigned op, n;
+  while (fread(&op, 4, 1, stdin) == 1) {
+    rd(&n, 4);
+    if (op == 1) {  // Fp2 pairs -> a·b, a² (test_fp2_mul)
+      for (unsigned i = 0; i < n; i++) {
+        fp2_t a, b; rd(&a, sizeof a); rd(&b, sizeof b);
+        fp2_t m = fp2_mul(a, b), s = fp2_sqr(a);
+        wr(&m, sizeof m); wr(&s, sizeof s);
+      }
+    } else if (op == 2) {  // G2 pairs -> p + q, 2(p + q) + q (test_g2_add)
+      for (unsigned i = 0; i < n; i++) {
+        g2_affine_t p, q; rd(&p, sizeof p); rd(&q, sizeof q);
+        g2_xyzz_t acc; xyzz_set_inf(acc);
+        xyzz_add_affine_signed(acc, p, false);
+        xyzz_add_affine_signed(acc, q, false);
+        wr(&acc, sizeof acc);
+        g2_xyzz_t d = acc; xyzz_add(d, acc); xyzz_add_affine_signed(d, q, false);
+        wr(&d, sizeof d);
+      }
+    } else if (op == 3) {  // n (u32 negate, point) -> their signed sum (msm_accumulate's loop)
+      g2_xyzz_t acc; xyzz_set_inf(acc);
+      for (unsigned i = 0; i < n; i++) {
+        unsigned neg; g2_affine_t p; rd(&neg, 4); rd(&p, sizeof p);
+        xyzz_add_affine_signed(acc, p, neg != 0);
+      }
+      wr(&acc, sizeof acc);
+    } else if (op == 4) {  // n (u32 k, point) -> k·p by xyzz_mul_small (bucket reduction)
+      for (unsigned i = 0; i < n; i++) {
+        unsigned k; g2_affine_t p; rd(&k, 4); rd(&p, sizeof p);
+        g2_xyzz_t acc; xyzz_set_inf(acc); xyzz_add_affine_signed(acc, p, false);
+        xyzz_mul_small(acc, k);
+        wr(&acc, sizeof acc);
+      }
+    } else if (op == 5) {  // a plan MSM over G2 through the MSM kernels
+      plan_msm<fp2_t>();
+    } else if (op == 6) {  // the same over G1
+      plan_msm<fp_t>();
+    } else if (op == 16) {  // the same with the called madd (msm_accumulate_wide, batch_add)
+      plan_msm<fp_t, KernCalled>();
+    } else if (op == 7) {  // Fp pairs -> a·b, a² (fp_mul, fp_sqr), a·b − a², a² − a·b
+                           // (fp_mul_sub_mul: one of the two borrows unless a·b = a²)
+      for (unsigned i = 0; i < n; i++) {
+        fp_t a, b; rd(&a, sizeof a); rd(&b, sizeof b);
+        fp_t m = fp_mul(a, b), s = fp_sqr(a);
+        fp_t d = fp_mul_sub_mul(a, b, a, a), e = fp_mul_sub_mul(a, a, b, a);
+        wr(&m, sizeof m); wr(&s, sizeof s); wr(&d, sizeof d); wr(&e, sizeof e);
+      }
+    } else if (op == 8) {  // Fr pairs -> a·b (fr_mul, CIOS), a·b (Karatsuba + SOS), a²,
+                           // then fr_mul2(a, b, a², b): a·b and a²·b; then the unreduced
+                           // difference d = a − b + r, b·d (fr_mul), and
+                           // fr_mul2(a, d, b, b − a + r): a·(a − b), b·(b − a)
+      for (unsigned i = 0; i < n; i++) {
+        fr_t a, b, k, s; rd(&a, sizeof a); rd(&b, sizeof b);
+        fr_t m = fr_mul(a, b);
+        fe_mul_kara<FrP>(k.v, a.v, b.v);
+        fe_sqr<FrP>(s.v, a.v);
+        fr2_t two = fr_mul2(a, b, s, b);
+        wr(&m, sizeof m); wr(&k, sizeof k); wr(&s, sizeof s);
+        wr(&two.a, sizeof two.a); wr(&two.b, sizeof two.b);
+        fr_t d = fr_sub_lazy(a, b), bd = fr_mul(b, d);
+        fr2_t lazy = fr_mul2(a, d, b, fr_sub_lazy(b, a));
+        wr(&d, sizeof d); wr(&bd, sizeof bd); wr(&lazy.a, sizeof lazy.a); wr(&lazy.b, sizeof lazy.b);
+      }
+    } else { fprintf(stderr, "bad op %u\n", op); return 2; }
+  }
+  return 0;
+}
