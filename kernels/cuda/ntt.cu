@@ -228,18 +228,19 @@ __device__ __forceinline__ fr_t r9_get(const u32* s, u32 q, u32 g) {
 }
 
 // Levels L0, L0 + 1, L0 + 2 on rows base + s·r: r and r + h pair, h = 4, 2, 1. A level's
-// four butterflies go two at a time, their products in one fr_mul2. Twiddles with i = 0
-// (w = 1) are skipped where every thread has them (s = 1: base is a multiple of 8, so
+// four butterflies go two at a time, their products in one fr_mul_tw2 (shoup.cuh: the
+// twiddle is a constant known ahead, so its table holds w and floor(w·2^288/r) and a
+// product takes 87 wide multiply-adds instead of a Montgomery product's 112). Twiddles with
+// i = 0 (w = 1) are skipped where every thread has them (s = 1: base is a multiple of 8, so
 // i = r mod half), else multiplied (the table's w^0 is 1).
-__device__ __forceinline__ void r9_pair(fr_t (&x)[8], const fr_t* tw, u32 base, u32 s, u32 half,
+__device__ __forceinline__ void r9_pair(fr_t (&x)[8], const fr_tw_t* tw, u32 base, u32 s, u32 half,
                                         int r0, int r1, int h) {
   const bool skip0 = s == 1 && (r0 & (half - 1)) == 0, skip1 = s == 1 && (r1 & (half - 1)) == 0;
-  fr_t w0, w1;
-  if (!skip0) w0 = ld_fr(tw + ((base + s * r0) & (half - 1)));
-  if (!skip1) w1 = ld_fr(tw + ((base + s * r1) & (half - 1)));
-  // A difference that is multiplied is left unreduced (a − b + r < 2r) and goes in as the
-  // product's second operand, which takes it (fe_sub_lazy); one kept as it is is reduced.
-  // skip0 and skip1 are constants once r9_stage is unrolled.
+  const fr_tw_t* t0 = tw + ((base + s * r0) & (half - 1));
+  const fr_tw_t* t1 = tw + ((base + s * r1) & (half - 1));
+  // A difference that is multiplied is left unreduced (a − b + r < 2r): the Shoup product
+  // takes any x below 2^256. One kept as it is is reduced. skip0 and skip1 are constants
+  // once r9_stage is unrolled.
   const fr_t d0 = skip0 ? fr_sub(x[r0], x[r0 + h]) : fr_sub_lazy(x[r0], x[r0 + h]);
   const fr_t d1 = skip1 ? fr_sub(x[r1], x[r1 + h]) : fr_sub_lazy(x[r1], x[r1 + h]);
   x[r0] = fr_add(x[r0], x[r0 + h]);
@@ -249,23 +250,24 @@ __device__ __forceinline__ void r9_pair(fr_t (&x)[8], const fr_t* tw, u32 base, 
     x[r1 + h] = d1;
   } else if (skip0) {
     x[r0 + h] = d0;
-    x[r1 + h] = fr_mul(w1, d1);
+    x[r1 + h] = fr_mul_tw(t1, d1);
   } else if (skip1) {
-    x[r0 + h] = fr_mul(w0, d0);
+    x[r0 + h] = fr_mul_tw(t0, d0);
     x[r1 + h] = d1;
   } else {
-    const fr2_t y = fr_mul2(w0, d0, w1, d1);
+    const fr2_t y = fr_mul_tw2(t0, d0, t1, d1);
     x[r0 + h] = y.a;
     x[r1 + h] = y.b;
   }
 }
 
-__device__ __forceinline__ void r9_stage(fr_t (&x)[8], const fr_t* small, u32 L0, u32 base, u32 s) {
+// small: the Shoup twiddle tables (ntt.rs passes them to the radix-2^9 kernels as p.small).
+__device__ __forceinline__ void r9_stage(fr_t (&x)[8], const fr_tw_t* small, u32 L0, u32 base, u32 s) {
 #pragma unroll
   for (int m = 0; m < 3; m++) {
     const u32 L = L0 + m, half = 256u >> L;
     const int h = 4 >> m;
-    const fr_t* tw = small - (256u - half);  // w_{R'}^i, R' = R/2^L (see ntt_pass)
+    const fr_tw_t* tw = small - (256u - half);  // w_{R'}^i, R' = R/2^L (see ntt_pass)
     // The rows r with r & h = 0, in order: h = 4: 0 1 2 3; h = 2: 0 1 4 5; h = 1: 0 2 4 6.
     const int r0 = 0, r1 = h == 1 ? 2 : 1, r2 = h == 4 ? 2 : 4, r3 = h == 4 ? 3 : (h == 2 ? 5 : 6);
     if (s == 1) {
@@ -301,21 +303,21 @@ __device__ __forceinline__ void pass_r9(const NttPass& p, const NttFull& f) {
     const u32 q = t + 64 * r;
     x[r] = pass_input<FULL>(p, f, j + q * half_n, q != 0 && k != 0, direct, (q * k) << tw_shift);
   }
-  r9_stage(x, p.small, 0, t, 64);
+  r9_stage(x, (const fr_tw_t*)p.small, 0, t, 64);
 #pragma unroll
   for (int r = 0; r < 8; r++) r9_put(smem, t + 64 * r, g, x[r]);
   __syncthreads();
   const u32 b1 = (t & 7) + 64 * (t >> 3);
 #pragma unroll
   for (int r = 0; r < 8; r++) x[r] = r9_get(smem, b1 + 8 * r, g);
-  r9_stage(x, p.small, 3, b1, 8);
+  r9_stage(x, (const fr_tw_t*)p.small, 3, b1, 8);
   __syncthreads();  // every thread has read the first layout
 #pragma unroll
   for (int r = 0; r < 8; r++) r9_put(smem, b1 + 8 * r, g, x[r]);
   __syncthreads();
 #pragma unroll
   for (int r = 0; r < 8; r++) x[r] = r9_get(smem, 8 * t + r, g);
-  r9_stage(x, p.small, 6, 8 * t, 1);
+  r9_stage(x, (const fr_tw_t*)p.small, 6, 8 * t, 1);
   // Row qr = 8t + r holds v_q, q = brev(qr): y[(j/Ns)·Ns·R + k + q·Ns].
 #pragma unroll
   for (int r = 0; r < 8; r++) {

@@ -1,12 +1,13 @@
-//! The device's own code, run on the CPU: field.cuh, bls12_381.cuh, fp2.cuh, ec.cuh and
-//! msm.cu are plain C++ apart from their CUDA qualifiers and a few intrinsics, so with those
+//! The device's own code, run on the CPU: field.cuh, bls12_381.cuh, shoup.cuh, fp2.cuh,
+//! ec.cuh and msm.cu are plain C++ apart from their CUDA qualifiers and a few intrinsics, so with those
 //! defined for the host (a grid is a loop over blocks and threads, `atomicAdd` a plain add)
 //! a host C++ compiler builds them as they are (`cuda_on_host/prelude.h` before them, the driver
 //! `cuda_on_host/driver.cpp` after). The driver runs, and the results are
 //! compared with blstrs:
 //!
-//! - the field products: fp_mul, fp_sqr, fr_mul, fr_mul2, the squaring over Fr, and the
-//!   unreduced difference (fr_sub_lazy) as the products' second operand;
+//! - the field products: fp_mul, fp_sqr, fr_mul, fr_mul2, the squaring over Fr, the
+//!   unreduced difference (fr_sub_lazy) as the products' second operand, and the product by
+//!   a precomputed twiddle (fr_mul_tw, shoup.cuh);
 //! - what the G2 layer tests run: fp2_mul, fp2_sqr, the test_g2_add sequence, the signed
 //!   madd chain of msm_accumulate, xyzz_mul_small of the bucket reduction;
 //! - the MSM kernels one after the other as `msm::enqueue_msm` / `enqueue_batch_add` launch
@@ -45,7 +46,14 @@ const DRIVER: &str = include_str!("cuda_on_host/driver.cpp");
 
 /// The sources the driver uses, in the order NVRTC sees them (ntt.cu, srs.cu, selftest.cu
 /// are not needed).
-const LAYERS: [&str; 5] = ["field.cuh", "bls12_381.cuh", "fp2.cuh", "ec.cuh", "msm.cu"];
+const LAYERS: [&str; 6] = [
+    "field.cuh",
+    "bls12_381.cuh",
+    "shoup.cuh",
+    "fp2.cuh",
+    "ec.cuh",
+    "msm.cu",
+];
 
 /// Builds the driver in `dir`. A missing C++ compiler fails the test: the check must run
 /// (every machine the project builds on has one).
@@ -408,6 +416,81 @@ fn field_products_built_for_the_host_match_blstrs() {
         );
     }
     assert!(wrapped > 1000 && ra.len() - wrapped > 1000, "{wrapped}");
+}
+
+/// fr_mul_tw and fr_mul_tw2 (shoup.cuh: the NTT's in-block twiddle products) against blstrs: x·w mod r
+/// for x anywhere below 2^256 (the butterflies' unreduced differences lie below 2r) and
+/// twiddles from ntt::shoup. Among them x·w mod r = k for k < 64 (x = k·w^{-1}, plus r and
+/// 2r), where x·w/r lies just above an integer and the quotient from the high half comes
+/// out one short of it.
+#[test]
+fn shoup_twiddle_products_built_for_the_host_match_blstrs() {
+    use cuzk_kernels::ntt::shoup;
+    use ff::PrimeField;
+    use num_bigint::BigUint;
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build(dir.path());
+    let mut rng = ChaCha8Rng::seed_from_u64(0x5400);
+    let r: BigUint = BigUint::from_bytes_le((-Fr::ONE).to_repr().as_ref()) + 1u32;
+    let top: BigUint = (BigUint::from(1u32) << 256u32) - 1u32;
+    let big = |w: &Fr| BigUint::from_bytes_le(w.to_repr().as_ref());
+    let w512 = cuzk_kernels::ntt::Roots::new(9).omega;
+    let mut ws = vec![
+        Fr::ZERO,
+        Fr::ONE,
+        -Fr::ONE,
+        w512,
+        w512.pow_vartime([255u64]),
+    ];
+    ws.extend((0..200).map(|_| Fr::random(&mut rng)));
+    let mut cases: Vec<(BigUint, Fr)> = Vec::new();
+    for w in &ws {
+        let mut xs = vec![
+            BigUint::from(0u32),
+            BigUint::from(1u32),
+            &r - 1u32,
+            r.clone(),
+            &r * 2u32 - 1u32,
+            top.clone(),
+        ];
+        for _ in 0..20 {
+            let mut b = [0u8; 32];
+            rng.fill_bytes(&mut b);
+            let x = BigUint::from_bytes_le(&b);
+            xs.push(&x % (&r * 2u32));
+            xs.push(x);
+        }
+        if let Some(inv) = Option::<Fr>::from(w.invert()) {
+            for k in 0..64u64 {
+                let x = big(&(inv * Fr::from(k)));
+                xs.extend([&x + &r, &x + &r * 2u32]);
+                xs.push(x);
+            }
+        }
+        cases.extend(xs.into_iter().filter(|x| x <= &top).map(|x| (x, *w)));
+    }
+    let mut input = record(17, cases.len());
+    for (x, w) in &cases {
+        let mut limbs = x.to_u32_digits();
+        limbs.resize(8, 0);
+        input.extend(limbs.iter().flat_map(|l| l.to_le_bytes()));
+        input.extend(shoup::twiddle(w).iter().flat_map(|l| l.to_le_bytes()));
+    }
+    let out = run(&exe, dir.path(), &input);
+    assert_eq!(out.len(), cases.len() * 96);
+    let want = |(x, w): &(BigUint, Fr)| (x % &r) * big(w) % &r;
+    for (i, case) in cases.iter().enumerate() {
+        let got = |k: usize| BigUint::from_bytes_le(&out[96 * i + 32 * k..96 * i + 32 * (k + 1)]);
+        let (x, w) = case;
+        assert_eq!(
+            got(0),
+            want(case),
+            "fr_mul_tw: x = {x:#x}, w = {w:?} (case {i})"
+        );
+        assert_eq!(got(1), want(case), "fr_mul_tw2's first (case {i})");
+        let before = &cases[i.saturating_sub(1)];
+        assert_eq!(got(2), want(before), "fr_mul_tw2's second (case {i})");
+    }
 }
 
 /// r's 32-bit limbs: r − 1 (`max_scalar`) plus one, its low limb being even.

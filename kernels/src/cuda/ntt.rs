@@ -11,6 +11,7 @@ use ff::Field;
 use super::device::{args, DevBuf, Device};
 use super::layout::{fr_raw, FR_BYTES};
 use super::GpuError;
+use crate::ntt::shoup::{self, ShoupTwiddle};
 use crate::ntt::{coset_generator, powers};
 
 /// Elements a block holds in shared memory: 2^10 (32 KiB) with 128 threads (`THREADS`) is
@@ -118,10 +119,19 @@ fn direct_log(log_n: u32) -> u32 {
     log_n.min(DIRECT_LOG)
 }
 
-/// Bytes of the table region for domains up to 2^max_log.
+/// Bytes of one Shoup twiddle (ntt.cu's radix-2^9 passes read w and floor(w·2^288/r)).
+const SHOUP_BYTES: usize = std::mem::size_of::<ShoupTwiddle>();
+
+/// Fr entries of the tables before the Shoup copies of the small ones (two-level, small,
+/// direct), for a domain of 2^log_n.
+fn fr_entries(log_n: u32) -> usize {
+    TABLES * (1usize << table_bits(log_n)) + 2 * SMALL + 2 * (1usize << direct_log(log_n))
+}
+
+/// Bytes of the table region for domains up to 2^max_log: the Fr tables, then the small
+/// twiddles again as Shoup pairs (both directions).
 pub fn tables_bytes(max_log: u32) -> usize {
-    (TABLES * (1usize << table_bits(max_log)) + 2 * SMALL + 2 * (1usize << direct_log(max_log)))
-        * FR_BYTES
+    fr_entries(max_log) * FR_BYTES + 2 * SMALL * SHOUP_BYTES
 }
 
 /// The kernel's parameter block (`struct NttPass` in ntt.cu).
@@ -224,6 +234,13 @@ impl NttTables {
         self.buf.at((base + (1usize << (log_r - 1)) - 1) * FR_BYTES)
     }
 
+    /// The small twiddles of radix 2^log_r as Shoup pairs (`small`'s layout, 80-byte entries).
+    fn small_shoup(&self, inverse: bool, log_r: u32) -> CUdeviceptr {
+        let base = fr_entries(self.log_n.unwrap()) * FR_BYTES;
+        let at = if inverse { SMALL } else { 0 } + (1usize << (log_r - 1)) - 1;
+        self.buf.at(base + at * SHOUP_BYTES)
+    }
+
     fn direct(&self, inverse: bool) -> CUdeviceptr {
         let log_n = self.log_n.unwrap();
         let m = 1usize << direct_log(log_n);
@@ -266,8 +283,12 @@ impl NttTables {
             host.extend(lo.iter().map(fr_raw));
             host.extend(hi.iter().map(fr_raw));
         }
+        // The small twiddles twice: Montgomery form (ntt_pass) and Shoup pairs (the
+        // radix-2^9 passes, ntt.cu r9_pair).
+        let mut shoup: Vec<ShoupTwiddle> = Vec::with_capacity(2 * SMALL);
         for w in [d.omega, d.omega_inv] {
             let mut small = vec![[0u64; 4]; SMALL];
+            let mut small_shoup = vec![[0u32; 20]; SMALL];
             for log_r in 1..=MAX_LOG_R.min(log_n) {
                 // w_R = w_n^{n/R}
                 let wr = w.pow_vartime([(n >> log_r) as u64]);
@@ -275,9 +296,11 @@ impl NttTables {
                 let off = (1usize << (log_r - 1)) - 1;
                 for (i, v) in p.iter().enumerate() {
                     small[off + i] = fr_raw(v);
+                    small_shoup[off + i] = shoup::twiddle(v);
                 }
             }
             host.extend(small);
+            shoup.extend(small_shoup);
         }
         for w in [d.omega, d.omega_inv] {
             // w_M = w_n^{n/M}
@@ -285,6 +308,8 @@ impl NttTables {
             host.extend(powers(wm, m).iter().map(fr_raw));
         }
         dev.upload(self.buf.ptr, self.buf.bytes, &host, dev.copy)?;
+        let at = host.len() * FR_BYTES;
+        dev.upload(self.buf.at(at), self.buf.bytes - at, &shoup, dev.copy)?;
         dev.sync(dev.copy)?;
         self.log_n = Some(log_n);
         if self.full.is_some() {
@@ -372,6 +397,9 @@ pub(crate) fn transform(
             (true, Post::ScaleSub(tb, sub)) => (Some(tb), sub),
             _ => (None, 0),
         };
+        // Radix-2^9 passes of two columns take the butterflies-in-registers kernel, which
+        // reads its in-block twiddles as Shoup pairs.
+        let r9 = log_r == 9 && log_g == 1 && pass_build() != PassBuild::Shared;
         let p = NttPass {
             input: from,
             in_b,
@@ -379,7 +407,11 @@ pub(crate) fn transform(
             out: to,
             tw_lo: t.table(tw),
             tw_hi: t.table(tw + 1),
-            small: t.small(inverse, log_r),
+            small: if r9 {
+                t.small_shoup(inverse, log_r)
+            } else {
+                t.small(inverse, log_r)
+            },
             pre_lo: pre_t.map_or(0, |x| t.table(x)),
             pre_hi: pre_t.map_or(0, |x| t.table(x + 1)),
             post_lo: post_t.map_or(0, |x| t.table(x)),

@@ -14,9 +14,10 @@ use cudarc::nvrtc::{result, sys};
 use super::GpuError;
 
 /// The `.cu` files of `kernels/cuda/`, in layer order.
-pub const SOURCES: [(&str, &str); 9] = [
+pub const SOURCES: [(&str, &str); 10] = [
     ("field.cuh", include_str!("../../cuda/field.cuh")),
     ("bls12_381.cuh", include_str!("../../cuda/bls12_381.cuh")),
+    ("shoup.cuh", include_str!("../../cuda/shoup.cuh")),
     ("fp2.cuh", include_str!("../../cuda/fp2.cuh")),
     ("ec.cuh", include_str!("../../cuda/ec.cuh")),
     ("ntt.cu", include_str!("../../cuda/ntt.cu")),

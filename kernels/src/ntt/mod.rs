@@ -2,6 +2,7 @@
 
 mod domain;
 mod radix2;
+pub mod shoup;
 
 pub use domain::{coset_generator, powers, Domain, Roots};
 pub use radix2::{bit_reverse, bit_reverse_permute, dif, dit, scale_by_powers_bitrev};

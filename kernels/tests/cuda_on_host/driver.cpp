@@ -145,6 +145,17 @@ int main() {
         fr2_t lazy = fr_mul2(a, d, b, fr_sub_lazy(b, a));
         wr(&d, sizeof d); wr(&bd, sizeof bd); wr(&lazy.a, sizeof lazy.a); wr(&lazy.b, sizeof lazy.b);
       }
+    } else if (op == 17) {  // (x: 8 limbs, Shoup twiddle: 20 words) -> x·w mod r by
+                            // fr_mul_tw, then fr_mul_tw2 of this record and the one before
+      fr_t px; fr_tw_t pt;
+      for (unsigned i = 0; i < n; i++) {
+        fr_t x; fr_tw_t t; rd(&x, sizeof x); rd(&t, sizeof t);
+        if (i == 0) { px = x; pt = t; }
+        fr_t m = fr_mul_tw(&t, x);
+        fr2_t two = fr_mul_tw2(&t, x, &pt, px);
+        wr(&m, sizeof m); wr(&two.a, sizeof two.a); wr(&two.b, sizeof two.b);
+        px = x; pt = t;
+      }
     } else { fprintf(stderr, "bad op %u\n", op); return 2; }
   }
   return 0;
