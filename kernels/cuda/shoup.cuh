@@ -38,30 +38,23 @@ __device__ __forceinline__ u32 madc_lo(u32 a, u32 b, u32 y, u32& cy) { return a 
 // pair, and the carry of each lands on the limb just above it, which no product has
 // reached yet and which holds at most the other row's carry: one addc takes it. B's last
 // row (j = 8) carries out of position 16, which T < 2^544 leaves zero.
-__device__ __forceinline__ void shoup_q_row(int j, u32* A, u32* B, const u32* x, u32 wj) {
+__device__ __forceinline__ void shoup_q_chain(int j, int i0, u32* T, const u32* x, u32 wj) {
   u32 cy = 0;
-  int last = -1;
+  int last = -1;  // position of the chain's last pair (a constant once unrolled)
 #pragma unroll
-  for (int i = j & 1; i < 8; i += 2) {
+  for (int i = i0; i < 8; i += 2) {
     if (i + j < 7) continue;
     if (last < 0)
-      mad2_cc(A[i + j], A[i + j + 1], x[i], wj, A[i + j], A[i + j + 1], cy);
+      mad2_cc(T[i + j], T[i + j + 1], x[i], wj, T[i + j], T[i + j + 1], cy);
     else
-      madc2_cc(A[i + j], A[i + j + 1], x[i], wj, A[i + j], A[i + j + 1], cy);
+      madc2_cc(T[i + j], T[i + j + 1], x[i], wj, T[i + j], T[i + j + 1], cy);
     last = i + j;
   }
-  if (last >= 0 && last + 2 <= 16) A[last + 2] = addc(A[last + 2], 0, cy);
-  last = -1;
-#pragma unroll
-  for (int i = (j + 1) & 1; i < 8; i += 2) {
-    if (i + j < 7) continue;
-    if (last < 0)
-      mad2_cc(B[i + j], B[i + j + 1], x[i], wj, B[i + j], B[i + j + 1], cy);
-    else
-      madc2_cc(B[i + j], B[i + j + 1], x[i], wj, B[i + j], B[i + j + 1], cy);
-    last = i + j;
-  }
-  if (last >= 0 && last + 2 <= 16) B[last + 2] = addc(B[last + 2], 0, cy);
+  if (last >= 0 && last + 2 <= 16) T[last + 2] = addc(T[last + 2], 0, cy);
+}
+__device__ __forceinline__ void shoup_q_row(int j, u32* A, u32* B, const u32* x, u32 wj) {
+  shoup_q_chain(j, j & 1, A, x, wj);        // i + j even
+  shoup_q_chain(j, (j + 1) & 1, B, x, wj);  // i + j odd
 }
 
 // q = (A + B) >> 288: A holds positions 8..16, B 7..16 (B[7] has nothing to add to).
