@@ -435,9 +435,8 @@ pub(crate) fn transform(
         let blocks = 1u32 << (log_n - log_r - log_g);
         // A pass that reads a full table (or its input backwards) takes a FULL kernel.
         let full = f.rev_in != 0 || f.full_tw != 0 || f.pre_full != 0 || f.post_full != 0;
-        // Radix-2^9 passes of two columns take the butterflies-in-registers kernel.
-        // (kernel, shared bytes, whether it takes the NttFull parameter)
-        let (kernel, smem, takes_f) = match (log_r == 9 && log_g == 1, pass_build(), full) {
+        // (kernel, shared bytes, whether it takes the NttFull parameter); `r9` above.
+        let (kernel, smem, takes_f) = match (r9, pass_build(), full) {
             (true, PassBuild::R9, false) => (dev.k.ntt_pass_r9, R9_SMEM, false),
             (true, PassBuild::R9, true) => (dev.k.ntt_pass_r9_full, R9_SMEM, true),
             (true, PassBuild::R9Uncapped, _) => (dev.k.ntt_pass_r9u, R9_SMEM, true),
