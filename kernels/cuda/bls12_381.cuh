@@ -83,6 +83,16 @@ __device__ __noinline__ fr_t fr_mul(fr_t a, fr_t b) { fr_t r; fe_mul<FrP>(r.v, a
 // has two at hand (the NTT's butterflies), the scheduler gets a second carry chain to issue
 // while the first waits.
 struct fr2_t { fr_t a, b; };
+
+// An Fr from global memory by two read-only 16-byte loads (the NTT's data and tables).
+__device__ __forceinline__ fr_t ld_fr(const fr_t* p) {
+  const uint4* q = (const uint4*)p;
+  uint4 a = __ldg(q), b = __ldg(q + 1);
+  fr_t r;
+  r.v[0] = a.x; r.v[1] = a.y; r.v[2] = a.z; r.v[3] = a.w;
+  r.v[4] = b.x; r.v[5] = b.y; r.v[6] = b.z; r.v[7] = b.w;
+  return r;
+}
 __device__ __noinline__ fr2_t fr_mul2(fr_t a0, fr_t b0, fr_t a1, fr_t b1) {
   fr2_t r;
   fe_mul2<FrP>(r.a.v, a0.v, b0.v, r.b.v, a1.v, b1.v);

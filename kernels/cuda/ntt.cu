@@ -34,15 +34,6 @@
 
 #define NTT_THREADS 128  // ntt.rs THREADS (the launch), with ELEMS_LOG = 10: see there
 
-__device__ __forceinline__ fr_t ld_fr(const fr_t* p) {
-  const uint4* q = (const uint4*)p;
-  uint4 a = __ldg(q), b = __ldg(q + 1);
-  fr_t r;
-  r.v[0] = a.x; r.v[1] = a.y; r.v[2] = a.z; r.v[3] = a.w;
-  r.v[4] = b.x; r.v[5] = b.y; r.v[6] = b.z; r.v[7] = b.w;
-  return r;
-}
-
 __device__ __forceinline__ void st_fr(fr_t* p, const fr_t& x) {
   uint4* q = (uint4*)p;
   q[0] = make_uint4(x.v[0], x.v[1], x.v[2], x.v[3]);

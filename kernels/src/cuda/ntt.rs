@@ -288,7 +288,7 @@ impl NttTables {
         let mut shoup: Vec<ShoupTwiddle> = Vec::with_capacity(2 * SMALL);
         for w in [d.omega, d.omega_inv] {
             let mut small = vec![[0u64; 4]; SMALL];
-            let mut small_shoup = vec![[0u32; 20]; SMALL];
+            let mut small_shoup = vec![ShoupTwiddle::default(); SMALL];
             for log_r in 1..=MAX_LOG_R.min(log_n) {
                 // w_R = w_n^{n/R}
                 let wr = w.pow_vartime([(n >> log_r) as u64]);

@@ -4,7 +4,8 @@
 //! in shoup.cuh).
 
 use blstrs::Scalar as Fr;
-use ff::{Field, PrimeField};
+
+use crate::msm::scalars::{self, max_scalar, to_limbs};
 
 /// One table entry as the device reads it (`struct fr_tw_t`): w's canonical limbs, then w',
 /// then padding to 80 bytes (five 16-byte loads).
@@ -13,35 +14,11 @@ pub type ShoupTwiddle = [u32; 20];
 /// Bits the quotient is scaled by: 2^288, nine limbs.
 const SHIFT: usize = 288;
 
-/// r as four 64-bit limbs.
-fn modulus() -> [u64; 4] {
-    // r − 1 is the canonical form of −1.
-    let m1 = canonical(&-Fr::ONE);
-    let mut r = [0u64; 4];
-    let mut carry = 1u64;
-    for i in 0..4 {
-        let (s, c) = m1[i].overflowing_add(carry);
-        r[i] = s;
-        carry = c as u64;
-    }
-    r
-}
-
-/// w's canonical (not Montgomery) value as 64-bit limbs.
-fn canonical(w: &Fr) -> [u64; 4] {
-    let b = w.to_repr();
-    let mut l = [0u64; 4];
-    for (i, c) in b.as_ref().chunks(8).enumerate() {
-        l[i] = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-    }
-    l
-}
-
 /// floor(w·2^288/r) for w < r, by binary long division: the remainder stays below r, so it
 /// fits four limbs before each doubling and five after.
 pub fn quotient(w: &Fr) -> [u32; 9] {
-    let r = modulus();
-    let w = canonical(w);
+    let r = scalars::add(&max_scalar(), &scalars::ONE);
+    let w = to_limbs(w);
     let mut rem = [0u64; 5];
     let mut q = [0u32; 9];
     for bit in (0..256 + SHIFT).rev() {
@@ -88,7 +65,7 @@ fn at_least(a: &[u64; 5], r: &[u64; 4]) -> bool {
 /// The device's table entry for twiddle w.
 pub fn twiddle(w: &Fr) -> ShoupTwiddle {
     let mut t = [0u32; 20];
-    for (i, l) in canonical(w).iter().enumerate() {
+    for (i, l) in to_limbs(w).iter().enumerate() {
         t[2 * i] = *l as u32;
         t[2 * i + 1] = (*l >> 32) as u32;
     }
@@ -99,6 +76,7 @@ pub fn twiddle(w: &Fr) -> ShoupTwiddle {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ff::{Field, PrimeField};
     use num_bigint::BigUint;
     use rand_chacha::rand_core::SeedableRng;
 
