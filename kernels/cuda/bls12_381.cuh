@@ -26,6 +26,21 @@ struct FpP {
   }
 };
 
+// 2p as a modulus, for the sums and differences of lazily reduced Fp values (below 2p, the
+// madd's: fp_add_lz, fp_sub_lz). 2p < 2^382, so a sum of two such values (< 4p < 2^383)
+// never carries out of 12 limbs, as fe_add needs.
+struct FpTwiceP {
+  static const int N = 12;
+  static __device__ __forceinline__ u32 mod(int i) {
+    switch (i) {
+      case 0: return 0xffff5556u; case 1: return 0x73fdffffu; case 2: return 0x62a7ffffu;
+      case 3: return 0x3d57fffdu; case 4: return 0xed61ec48u; case 5: return 0xce61a541u;
+      case 6: return 0xe70a257eu; case 7: return 0xc8ee9709u; case 8: return 0x869759aeu;
+      case 9: return 0x96374f6cu; case 10: return 0x72ffcd34u; default: return 0x340223d4u;
+    }
+  }
+};
+
 // Fr's -r^{-1} mod 2^32 is 0xffffffff, so m = -t_0: seen as a constant, ptxas splits every
 // m·r_j of a generic row into two instructions (IMAD.X + IMAD.HI.U32.X, Fr product 255
 // instead of 201 SASS instructions). Read from constant memory on the device, the value is
@@ -111,6 +126,33 @@ __device__ __noinline__ fp_t fp_mul_sub_mul(fp_t a, fp_t b, fp_t c, fp_t d) {
   fe_mul_sub_mul<FpP>(r.v, a.v, b.v, c.v, d.v);
   return r;
 }
+// Lazily reduced Fp (the bucket accumulation's madd, xyzz_madd_sh): values below 2p rather
+// than below p. A Montgomery product of two such values is below 2p without its final
+// conditional subtraction: a·b < 4p² < p·R (4p < R = 2^384), so fe_redc_wide's t ≤ p plus
+// its high half < p stays below 2p; the same for the square and for a·b − c·d (+ p·R where
+// it borrows, below p·R). Sums and differences reduce modulo 2p (FpTwiceP) and stay below
+// 2p; a value is ≡ 0 when it is 0 or p. Each product so drops the 12-limb subtraction and
+// 12 selects at the end of its dependency chain. Values leave the madd reduced below p
+// (fp_canon, xyzz_sh_get), so everything else sees reduced values only.
+__device__ __noinline__ fp_t fp_mul_lz(fp_t a, fp_t b) { fp_t r; fe_mul_kara<FpP, false>(r.v, a.v, b.v); return r; }
+__device__ __noinline__ fp_t fp_sqr_lz(fp_t a) { fp_t r; fe_sqr<FpP, false>(r.v, a.v); return r; }
+__device__ __noinline__ fp_t fp_mul_sub_mul_lz(fp_t a, fp_t b, fp_t c, fp_t d) {
+  fp_t r;
+  fe_mul_sub_mul<FpP, false>(r.v, a.v, b.v, c.v, d.v);
+  return r;
+}
+__device__ __forceinline__ fp_t fp_add_lz(const fp_t& a, const fp_t& b) { fp_t r; fe_add<FpTwiceP>(r.v, a.v, b.v); return r; }
+__device__ __forceinline__ fp_t fp_sub_lz(const fp_t& a, const fp_t& b) { fp_t r; fe_sub<FpTwiceP>(r.v, a.v, b.v); return r; }
+__device__ __forceinline__ fp_t fp_neg_lz(const fp_t& a) { fp_t r, z; fe_zero<FpP>(z.v); fe_sub<FpTwiceP>(r.v, z.v, a.v); return r; }
+__device__ __forceinline__ bool fp_is_zero_lz(const fp_t& a) {
+  u32 z = 0, q = 0;
+#pragma unroll
+  for (int i = 0; i < 12; i++) { z |= a.v[i]; q |= a.v[i] ^ FpP::mod(i); }
+  return z == 0 || q == 0;
+}
+// x mod p for x < 2p.
+__device__ __forceinline__ fp_t fp_canon(const fp_t& a) { fp_t r; u32 cy = 0; sub_p_once<FpP>(r.v, a.v, cy); return r; }
+
 // The two halves of fp_mul as calls of their own, for Fp2 (fp2.cuh), whose products keep
 // their Karatsuba terms double-width and reduce two of three: a·b (2N limbs, any 12-limb
 // a, b, e.g. sums of two reduced elements) and T·R^{-1} for T < p·R.
@@ -135,6 +177,15 @@ __device__ __forceinline__ fp_t f_add(const fp_t& a, const fp_t& b) { return fp_
 __device__ __forceinline__ fp_t f_sub(const fp_t& a, const fp_t& b) { return fp_sub(a, b); }
 __device__ __forceinline__ fp_t f_neg(const fp_t& a) { return fp_neg(a); }
 __device__ __forceinline__ bool f_is_zero(const fp_t& a) { return fp_is_zero(a); }
+// The lazy interface (xyzz_madd_sh), G1 only.
+__device__ __forceinline__ fp_t lz_mul(const fp_t& a, const fp_t& b) { return fp_mul_lz(a, b); }
+__device__ __forceinline__ fp_t lz_sqr(const fp_t& a) { return fp_sqr_lz(a); }
+__device__ __forceinline__ fp_t lz_mul_sub_mul(const fp_t& a, const fp_t& b, const fp_t& c, const fp_t& d) { return fp_mul_sub_mul_lz(a, b, c, d); }
+__device__ __forceinline__ fp_t lz_add(const fp_t& a, const fp_t& b) { return fp_add_lz(a, b); }
+__device__ __forceinline__ fp_t lz_sub(const fp_t& a, const fp_t& b) { return fp_sub_lz(a, b); }
+__device__ __forceinline__ fp_t lz_neg(const fp_t& a) { return fp_neg_lz(a); }
+__device__ __forceinline__ bool lz_is_zero(const fp_t& a) { return fp_is_zero_lz(a); }
+__device__ __forceinline__ fp_t lz_canon(const fp_t& a) { return fp_canon(a); }
 template <class F> __device__ __forceinline__ F f_one();
 template <class F> __device__ __forceinline__ F f_zero();
 template <> __device__ __forceinline__ fp_t f_one<fp_t>() { return fp_one(); }

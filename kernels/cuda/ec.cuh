@@ -186,10 +186,12 @@ __device__ __forceinline__ void xyzz_sh_init(xyzz_sh<F>& p, F* zz_slot, F* zzz_s
   p.zzz = sh_addr(zzz_slot);
   xyzz_sh_set_inf(p);
 }
+// The accumulator as a point, its coordinates reduced below p (the madd keeps them below
+// 2p, see fp_mul_lz).
 template <class F>
 __device__ __forceinline__ xyzz_p<F> xyzz_sh_get(const xyzz_sh<F>& p) {
   xyzz_p<F> r;
-  r.X = p.X; r.Y = p.Y; r.ZZ = sh_ld<F>(p.zz); r.ZZZ = sh_ld<F>(p.zzz);
+  r.X = lz_canon(p.X); r.Y = lz_canon(p.Y); r.ZZ = lz_canon(sh_ld<F>(p.zz)); r.ZZZ = lz_canon(sh_ld<F>(p.zzz));
   return r;
 }
 template <class F>
@@ -208,7 +210,10 @@ __device__ __noinline__ xyzz_p<F> xyzz_madd_same_x(xyzz_p<F> p, affine_p<F> a) {
 }
 
 // p += ±a for the affine point at shared address `a` (x, then y); a may be infinity (all
-// zeros), which adds nothing, as in xyzz_add_affine_signed.
+// zeros), which adds nothing, as in xyzz_add_affine_signed. The accumulator's coordinates
+// and the temporaries are lazily reduced (below 2p, the lz_ operations: fp_mul_lz); the
+// base's are reduced, which is below 2p too. ZZ = 0 exactly marks infinity: it is set so,
+// and a product of non-zero values is ≢ 0, so neither 0 nor p.
 template <class F>
 __device__ __forceinline__ void xyzz_madd_sh(xyzz_sh<F>& p, sh_ptr a, bool neg) {
   const sh_ptr ax = a, ay = a + sizeof(F);
@@ -221,8 +226,8 @@ __device__ __forceinline__ void xyzz_madd_sh(xyzz_sh<F>& p, sh_ptr a, bool neg) 
     sh_st(p.zzz, f_one<F>());
     return;
   }
-  const F P = f_sub(f_mul(sh_ld<F>(ax), sh_ld<F>(p.zz)), p.X);
-  if (f_is_zero(P)) {
+  const F P = lz_sub(lz_mul(sh_ld<F>(ax), sh_ld<F>(p.zz)), p.X);
+  if (lz_is_zero(P)) {
     affine_p<F> b;
     b.x = sh_ld<F>(ax);
     b.y = sh_ld<F>(ay);
@@ -230,16 +235,16 @@ __device__ __forceinline__ void xyzz_madd_sh(xyzz_sh<F>& p, sh_ptr a, bool neg) 
     xyzz_sh_put(p, xyzz_madd_same_x(xyzz_sh_get(p), b));
     return;
   }
-  const F PP = f_sqr(P);
-  sh_st(p.zz, f_mul(sh_ld<F>(p.zz), PP));  // ZZ3 = ZZ·PP
-  const F PPP = f_mul(P, PP);
-  const F Q = f_mul(p.X, PP);
+  const F PP = lz_sqr(P);
+  sh_st(p.zz, lz_mul(sh_ld<F>(p.zz), PP));  // ZZ3 = ZZ·PP
+  const F PPP = lz_mul(P, PP);
+  const F Q = lz_mul(p.X, PP);
   F y = sh_ld<F>(ay);
   if (neg) y = f_neg(y);
-  const F R = f_sub(f_mul(y, sh_ld<F>(p.zzz)), p.Y);
-  sh_st(p.zzz, f_mul(sh_ld<F>(p.zzz), PPP));  // ZZZ3 = ZZZ·PPP
-  const F X3 = f_sub(f_sub(f_sqr(R), PPP), f_add(Q, Q));
-  p.Y = f_mul_sub_mul(R, f_sub(Q, X3), p.Y, PPP);  // Y3 = R(Q − X3) − Y·PPP
+  const F R = lz_sub(lz_mul(y, sh_ld<F>(p.zzz)), p.Y);
+  sh_st(p.zzz, lz_mul(sh_ld<F>(p.zzz), PPP));  // ZZZ3 = ZZZ·PPP
+  const F X3 = lz_sub(lz_sub(lz_sqr(R), PPP), lz_add(Q, Q));
+  p.Y = lz_mul_sub_mul(R, lz_sub(Q, X3), p.Y, PPP);  // Y3 = R(Q − X3) − Y·PPP
   p.X = X3;
 }
 

@@ -387,7 +387,7 @@ __device__ __forceinline__ void fe_sqr_wide(u32* w, const u32* a) {
 // e_1 added to its low limb, and the next row's o is m'·p_odd + (e_2..e_{N-1}), the shift
 // folded into the next row's multiply-adds (the carry of the e_1 addition enters that
 // chain at its first limb, position 1 of the new value), so the arrays swap each row.
-template <class P>
+template <class P, bool REDUCE = true>
 __device__ __forceinline__ void fe_redc_wide(u32* r, const u32* w) {
   const int N = P::N;
   static_assert(N % 2 == 0, "fe_redc_wide: even limb count");
@@ -433,15 +433,20 @@ __device__ __forceinline__ void fe_redc_wide(u32* r, const u32* w) {
 #pragma unroll
   for (int j = 1; j < N - 1; j++) t[j] = addc_cc(t[j], w[N + j], cy);
   t[N - 1] = addc(t[N - 1], w[2 * N - 1], cy);
-  sub_p_once<P>(r, t, cy);
+  if (REDUCE) {
+    sub_p_once<P>(r, t, cy);
+  } else {
+#pragma unroll
+    for (int j = 0; j < N; j++) r[j] = t[j];
+  }
 }
 
-// r = a²·R^{-1} mod p (see fe_sqr_wide, fe_redc_wide).
-template <class P>
+// r = a²·R^{-1} mod p (see fe_sqr_wide, fe_redc_wide); REDUCE false: congruent, below 2p.
+template <class P, bool REDUCE = true>
 __device__ __forceinline__ void fe_sqr(u32* r, const u32* a) {
   u32 w[2 * P::N];
   fe_sqr_wide<P>(w, a);
-  fe_redc_wide<P>(r, w);
+  fe_redc_wide<P, REDUCE>(r, w);
 }
 
 // w = a·b (H limbs each, 2H limbs out), H even, no reduction. Row i adds a_j·b_i at
@@ -538,11 +543,11 @@ __device__ __forceinline__ void fe_mul_kara_wide(u32* t, const u32* a, const u32
 }
 
 // r = a·b·R^{-1} mod p: fe_mul_kara_wide, then fe_redc_wide (a·b < p² < p·R).
-template <class P>
+template <class P, bool REDUCE = true>
 __device__ __forceinline__ void fe_mul_kara(u32* r, const u32* a, const u32* b) {
   u32 t[2 * P::N];
   fe_mul_kara_wide<P>(t, a, b);
-  fe_redc_wide<P>(r, t);
+  fe_redc_wide<P, REDUCE>(r, t);
 }
 
 // r = a + b, M limbs, no reduction (callers know a + b < 2^{32M}).
@@ -581,13 +586,13 @@ __device__ __forceinline__ void fe_sub_wide(u32* t, const u32* x, const u32* y) 
 // (a·b − c·d)·R^{-1} mod p with one reduction where two products take two: the
 // double-width products' difference (fe_sub_wide) is below p·R. The point formulas' Y3 =
 // R·(Q − X3) − Y·PPP (ec.cuh) so costs 2·108 + 156 multiplies instead of 2·264.
-template <class P>
+template <class P, bool REDUCE = true>
 __device__ __forceinline__ void fe_mul_sub_mul(u32* r, const u32* a, const u32* b, const u32* c, const u32* d) {
   u32 t[2 * P::N], u[2 * P::N];
   fe_mul_kara_wide<P>(t, a, b);
   fe_mul_kara_wide<P>(u, c, d);
   fe_sub_wide<P>(t, t, u);
-  fe_redc_wide<P>(r, t);
+  fe_redc_wide<P, REDUCE>(r, t);
 }
 
 template <class P>

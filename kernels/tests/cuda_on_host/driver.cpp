@@ -156,6 +156,28 @@ int main() {
         wr(&m, sizeof m); wr(&two.a, sizeof two.a); wr(&two.b, sizeof two.b);
         px = x; pt = t;
       }
+    } else if (op == 18) {  // lazily reduced Fp pairs (a, b < 2p) -> fp_mul_lz(a, b),
+                            // fp_sqr_lz(a), a·b − a² and a² − a·b (fp_mul_sub_mul_lz),
+                            // fp_add_lz, fp_sub_lz, fp_neg_lz(a), fp_canon(a), lz_is_zero(a)
+      for (unsigned i = 0; i < n; i++) {
+        fp_t a, b; rd(&a, sizeof a); rd(&b, sizeof b);
+        fp_t o[8] = {fp_mul_lz(a, b), fp_sqr_lz(a), fp_mul_sub_mul_lz(a, b, a, a), fp_mul_sub_mul_lz(a, a, b, a),
+                     fp_add_lz(a, b), fp_sub_lz(a, b), fp_neg_lz(a), fp_canon(a)};
+        const u32 z = lz_is_zero(a);
+        wr(o, sizeof o); wr(&z, 4);
+      }
+    } else if (op == 19) {  // (u32 negate, G1 base, lazily reduced XYZZ accumulator) -> the
+                            // split accumulator's madd (xyzz_madd_sh), read back by xyzz_sh_get
+      for (unsigned i = 0; i < n; i++) {
+        unsigned neg; affine_t a; xyzz_t acc; rd(&neg, 4); rd(&a, sizeof a); rd(&acc, sizeof acc);
+        fp_t zz, zzz;
+        xyzz_sh<fp_t> p;
+        p.zz = sh_addr(&zz); p.zzz = sh_addr(&zzz);
+        p.X = acc.X; p.Y = acc.Y; sh_st(p.zz, acc.ZZ); sh_st(p.zzz, acc.ZZZ);
+        xyzz_madd_sh(p, sh_addr(&a), neg != 0);
+        xyzz_t r = xyzz_sh_get(p);
+        wr(&r, sizeof r);
+      }
     } else { fprintf(stderr, "bad op %u\n", op); return 2; }
   }
   return 0;
