@@ -506,7 +506,7 @@ fn lazy_fp_and_the_split_madd_built_for_the_host_match_blstrs() {
     let dir = tempfile::tempdir().unwrap();
     let exe = build(dir.path());
     let mut rng = ChaCha8Rng::seed_from_u64(0x1a2b);
-    let big = |f: &Fp| BigUint::from_bytes_le(&bytes_of(&[*f]));
+    let big = |f: &Fp| BigUint::from_bytes_le(bytes_of(&[*f]));
     // p: the Montgomery forms of 1 and −1 are R mod p and p − (R mod p).
     let p = big(&-Fp::ONE) + big(&Fp::ONE);
     let limbs_of = |x: &BigUint| {
@@ -567,7 +567,11 @@ fn lazy_fp_and_the_split_madd_built_for_the_host_match_blstrs() {
         let names = ["mul", "sqr", "a·b − a²", "a² − a·b", "add", "sub", "neg"];
         for (k, w) in want.iter().enumerate() {
             let g = got(k);
-            assert!(g < &p * 2u32, "{}: {g:#x} not below 2p (pair {i})", names[k]);
+            assert!(
+                g < &p * 2u32,
+                "{}: {g:#x} not below 2p (pair {i})",
+                names[k]
+            );
             assert_eq!(fp_of(&g), *w, "{} (pair {i}: {a:#x}, {b:#x})", names[k]);
         }
         assert!(got(7) < p, "fp_canon not below p (pair {i})");
@@ -592,7 +596,12 @@ fn lazy_fp_and_the_split_madd_built_for_the_host_match_blstrs() {
         let z = Fp::random(&mut rng);
         let (zz, zzz) = (z.square(), z.square() * z);
         let coords = [q.x() * zz, q.y() * zzz, zz, zzz].map(|c| lazy(&c, &mut rng));
-        cases.push((neg, base, coords, G1Projective::from(q) + G1Projective::from(signed)));
+        cases.push((
+            neg,
+            base,
+            coords,
+            G1Projective::from(q) + G1Projective::from(signed),
+        ));
     }
     let mut input = record(19, cases.len());
     for (neg, base, coords, _) in &cases {
