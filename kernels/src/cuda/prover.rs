@@ -543,7 +543,7 @@ impl GpuProver {
     ) -> Result<(GpuResults, GpuTimings), GpuError> {
         use super::error::Step;
         let wall = Instant::now();
-        self.check(p)?;
+        self.check_shape(p)?;
         // How many of a, b are on the device already (uploaded ahead for this partition).
         let inputs = [p.a, p.b];
         let ahead_n = match (key, preloaded) {
@@ -621,6 +621,15 @@ impl GpuProver {
         )?;
         first += win_h.len();
         e_h.record(ks)?;
+        // The plans' entries are scanned here, under the transforms and H's MSM queued
+        // above (which read only a, b, c), not before them (prover/check.rs). A bad plan
+        // fails the partition before anything reads it; what is queued is left to finish
+        // first, so no copy from the caller's memory is still running when it gets the error.
+        if let Err(e) = self.check_plans(p) {
+            d.sync(ks)?;
+            d.sync(cs)?;
+            return Err(e);
+        }
         d.upload(self.scalars.ptr, self.scalars.bytes, p.scalars, cs)?;
         let mut plan_ptrs = [(0, 0); 3];
         for (i, plan) in [p.l, p.a_plan, p.b_plan].iter().enumerate() {

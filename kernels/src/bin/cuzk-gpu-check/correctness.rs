@@ -313,6 +313,9 @@ pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Resu
             tcpu,
             &detail,
         );
+        if log == 14 {
+            bad_plans_check(&mut p, &part, &r, rep)?;
+        }
         upload_ahead_check(&mut p, &part, seed, rep, |a, b, c| {
             let (mut a, mut b, mut c) = (a.to_vec(), b.to_vec(), c.to_vec());
             quotient_in_place(&mut a, &mut b, &mut c, &Domain::new(log));
@@ -357,6 +360,69 @@ pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Resu
             rep,
         )?;
     }
+    Ok(())
+}
+
+/// Plans that index past their bases or scalars (a term's base, a term's scalar, one of
+/// the ones) are refused with an error naming the plan, after the device has already run
+/// the partition's transforms and H's MSM (prover/check.rs scans the plans under them); the
+/// prover then proves the good partition as before, also right after a refused
+/// `prove_ahead` that had a and b uploaded ahead for it.
+fn bad_plans_check(
+    p: &mut GpuProver,
+    part: &SyntheticPartition,
+    good: &GpuResults,
+    rep: &mut Report,
+) -> Result<(), GpuError> {
+    use cuzk_kernels::cuda::Preload;
+    let [_, cl, _, cb] = part.base_counts;
+    let mut l_terms = part.l.terms.clone();
+    l_terms[0][0] = cl as u32;
+    let mut a_terms = part.a_plan.terms.clone();
+    if let Some(t) = a_terms.last_mut() {
+        t[1] = part.scalars.len() as u32;
+    }
+    let mut b_ones = part.b_plan.ones.clone();
+    b_ones[0] = cb as u32 + 5;
+    let t = Instant::now();
+    let mut refused = Vec::new();
+    for (name, which) in [("L", 0), ("A", 1), ("B", 2)] {
+        let mut bad = part.as_gpu(true);
+        match which {
+            0 => bad.l.terms = &l_terms,
+            1 => bad.a_plan.terms = &a_terms,
+            _ => bad.b_plan.ones = &b_ones,
+        }
+        let want = format!("{name} plan indexes past its bases or scalars");
+        refused.push(matches!(p.prove(&bad), Err(GpuError::Input(m)) if m == want));
+    }
+    // Refused with a and b uploaded ahead for it, then the same partition under its key.
+    let mut bad = part.as_gpu(true);
+    bad.l.terms = &l_terms;
+    let _ = p.prove_ahead(&part.as_gpu(true), Some(11), || {
+        Some(Preload {
+            key: 12,
+            a: &part.a,
+            b: &part.b,
+        })
+    })?;
+    refused.push(p.prove_ahead(&bad, Some(12), || None).is_err());
+    let (after_ahead, _) = p.prove_ahead(&part.as_gpu(true), Some(12), || None)?;
+    let (after, _) = p.prove(&part.as_gpu(true))?;
+    let ok = refused.iter().all(|&x| x) && after == *good && after_ahead == *good;
+    rep.row(
+        &format!(
+            "prove() 2^{}: plans indexing past their bases or scalars refused",
+            part.domain_log2
+        ),
+        Some(ok),
+        ms(t.elapsed()),
+        0.0,
+        &format!(
+            "L term base, A term scalar, B one, after an upload ahead: refused {refused:?}; the good partition after them equal {}",
+            after == *good && after_ahead == *good
+        ),
+    );
     Ok(())
 }
 

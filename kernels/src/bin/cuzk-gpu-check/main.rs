@@ -42,7 +42,7 @@ use std::time::Instant;
 use blstrs::{Fp, Fp2, G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
 use cuzk_kernels::cuda::msm;
 use cuzk_kernels::cuda::synthetic::{self, ScalarMix, SyntheticPartition};
-use cuzk_kernels::cuda::{BaseSet, GpuError, GpuG2Msm, GpuProver, ResidentBases};
+use cuzk_kernels::cuda::{BaseSet, GpuError, GpuG2Msm, GpuProver, GpuResults, ResidentBases};
 use cuzk_kernels::groth16::quotient_in_place;
 use cuzk_kernels::msm::scalars::{self, Limbs};
 use cuzk_kernels::msm::PlanRef;

@@ -1,6 +1,10 @@
-//! What `GpuProver::prove` checks of a partition before it enqueues anything: sizes within
-//! the plan, indices inside their vectors, B_G2 only with its bases, plans sorted by base when
-//! the bases stream.
+//! What `GpuProver::prove` checks of a partition: before it enqueues anything, sizes within
+//! the plan and B_G2 only with its bases (`check_shape`, constant time); then, while the
+//! device runs the partition's transforms and H's MSM, which read only a, b and c, the
+//! L, A and B plans' indices inside their vectors and, when the bases stream, the plans
+//! sorted by base (`check_plans`, a scan of every entry: ~160 M at 32 GiB), before anything
+//! that reads a plan is enqueued. The scan so no longer keeps the device waiting at the
+//! start of every partition.
 
 use rayon::prelude::*;
 
@@ -40,7 +44,7 @@ fn index_ends(plan: PlanRef<'_>) -> (usize, usize) {
 }
 
 impl GpuProver {
-    pub(super) fn check(&self, p: &GpuPartition<'_>) -> Result<(), GpuError> {
+    pub(super) fn check_shape(&self, p: &GpuPartition<'_>) -> Result<(), GpuError> {
         let n = 1usize << p.domain_log2;
         let bad = |m: String| Err(GpuError::TooLarge(m));
         if p.domain_log2 > self.plan.max_log || p.domain_log2 < 2 {
@@ -82,6 +86,18 @@ impl GpuProver {
                     plan.terms.len() + plan.ones.len()
                 ));
             }
+        }
+        Ok(())
+    }
+
+    /// The plans' entries: every base index below its MSM's base count, every scalar index
+    /// inside `p.scalars`, and sorted by base when the bases stream. `check_shape` first.
+    pub(super) fn check_plans(&self, p: &GpuPartition<'_>) -> Result<(), GpuError> {
+        for (i, (plan, name)) in [(p.l, "L"), (p.a_plan, "A"), (p.b_plan, "B")]
+            .iter()
+            .enumerate()
+        {
+            let cap = self.plan.counts[i + 1];
             let (base_end, scalar_end) = index_ends(*plan);
             if base_end > cap || scalar_end > p.scalars.len() {
                 return Err(GpuError::Input(format!(
