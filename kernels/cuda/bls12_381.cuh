@@ -143,7 +143,6 @@ __device__ __noinline__ fp_t fp_mul_sub_mul_lz(fp_t a, fp_t b, fp_t c, fp_t d) {
 }
 __device__ __forceinline__ fp_t fp_add_lz(const fp_t& a, const fp_t& b) { fp_t r; fe_add<FpTwiceP>(r.v, a.v, b.v); return r; }
 __device__ __forceinline__ fp_t fp_sub_lz(const fp_t& a, const fp_t& b) { fp_t r; fe_sub<FpTwiceP>(r.v, a.v, b.v); return r; }
-__device__ __forceinline__ fp_t fp_neg_lz(const fp_t& a) { fp_t r, z; fe_zero<FpP>(z.v); fe_sub<FpTwiceP>(r.v, z.v, a.v); return r; }
 __device__ __forceinline__ bool fp_is_zero_lz(const fp_t& a) {
   u32 z = 0, q = 0;
 #pragma unroll
@@ -177,15 +176,6 @@ __device__ __forceinline__ fp_t f_add(const fp_t& a, const fp_t& b) { return fp_
 __device__ __forceinline__ fp_t f_sub(const fp_t& a, const fp_t& b) { return fp_sub(a, b); }
 __device__ __forceinline__ fp_t f_neg(const fp_t& a) { return fp_neg(a); }
 __device__ __forceinline__ bool f_is_zero(const fp_t& a) { return fp_is_zero(a); }
-// The lazy interface (xyzz_madd_sh), G1 only.
-__device__ __forceinline__ fp_t lz_mul(const fp_t& a, const fp_t& b) { return fp_mul_lz(a, b); }
-__device__ __forceinline__ fp_t lz_sqr(const fp_t& a) { return fp_sqr_lz(a); }
-__device__ __forceinline__ fp_t lz_mul_sub_mul(const fp_t& a, const fp_t& b, const fp_t& c, const fp_t& d) { return fp_mul_sub_mul_lz(a, b, c, d); }
-__device__ __forceinline__ fp_t lz_add(const fp_t& a, const fp_t& b) { return fp_add_lz(a, b); }
-__device__ __forceinline__ fp_t lz_sub(const fp_t& a, const fp_t& b) { return fp_sub_lz(a, b); }
-__device__ __forceinline__ fp_t lz_neg(const fp_t& a) { return fp_neg_lz(a); }
-__device__ __forceinline__ bool lz_is_zero(const fp_t& a) { return fp_is_zero_lz(a); }
-__device__ __forceinline__ fp_t lz_canon(const fp_t& a) { return fp_canon(a); }
 template <class F> __device__ __forceinline__ F f_one();
 template <class F> __device__ __forceinline__ F f_zero();
 template <> __device__ __forceinline__ fp_t f_one<fp_t>() { return fp_one(); }
