@@ -31,13 +31,9 @@ struct FpP {
 // never carries out of 12 limbs, as fe_add needs.
 struct FpTwiceP {
   static const int N = 12;
+  // Limb i of 2p: p's limb shifted up one bit, with the top bit of the limb below.
   static __device__ __forceinline__ u32 mod(int i) {
-    switch (i) {
-      case 0: return 0xffff5556u; case 1: return 0x73fdffffu; case 2: return 0x62a7ffffu;
-      case 3: return 0x3d57fffdu; case 4: return 0xed61ec48u; case 5: return 0xce61a541u;
-      case 6: return 0xe70a257eu; case 7: return 0xc8ee9709u; case 8: return 0x869759aeu;
-      case 9: return 0x96374f6cu; case 10: return 0x72ffcd34u; default: return 0x340223d4u;
-    }
+    return (FpP::mod(i) << 1) | (i > 0 ? FpP::mod(i - 1) >> 31 : 0u);
   }
 };
 
