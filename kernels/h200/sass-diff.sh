@@ -7,7 +7,7 @@
 # holds the code of every function it calls, so equal sections mean equal code on the device.
 #   kernels/h200/sass-diff.sh [BASE [NEW]]   BASE default HEAD, NEW default the working tree
 # Needs the wheels of docs/gpu.md: nvidia-cuda-nvrtc==13.0.88 and a cuobjdump on PATH
-# (nvidia-cuda-cuobjdump==13.2.51, docs/gpu.md "How to run"). Exit 1 if a BASE kernel differs or
+# (nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm ==13.2.51, docs/gpu.md "How to run"). Exit 1 if a BASE kernel differs or
 # is gone; kernels new in NEW are listed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
