@@ -142,7 +142,7 @@ __device__ __forceinline__ fp_t fp_sub_lz(const fp_t& a, const fp_t& b) { fp_t r
 __device__ __forceinline__ bool fp_is_zero_lz(const fp_t& a) {
   u32 z = 0, q = 0;
 #pragma unroll
-  for (int i = 0; i < 12; i++) { z |= a.v[i]; q |= a.v[i] ^ FpP::mod(i); }
+  for (int i = 0; i < FpP::N; i++) { z |= a.v[i]; q |= a.v[i] ^ FpP::mod(i); }
   return z == 0 || q == 0;
 }
 // x mod p for x < 2p.

@@ -43,6 +43,12 @@ fn index_ends(plan: PlanRef<'_>) -> (usize, usize) {
     )
 }
 
+/// The partition's L, A, B plans with their names for errors; plan i has the bases of
+/// `plan.counts[i + 1]`.
+fn named_plans<'p>(p: &GpuPartition<'p>) -> [(PlanRef<'p>, &'static str); 3] {
+    [(p.l, "L"), (p.a_plan, "A"), (p.b_plan, "B")]
+}
+
 impl GpuProver {
     pub(super) fn check_shape(&self, p: &GpuPartition<'_>) -> Result<(), GpuError> {
         let n = 1usize << p.domain_log2;
@@ -75,10 +81,7 @@ impl GpuProver {
                 self.plan.max_scalars
             ));
         }
-        for (i, (plan, name)) in [(p.l, "L"), (p.a_plan, "A"), (p.b_plan, "B")]
-            .iter()
-            .enumerate()
-        {
+        for (i, (plan, name)) in named_plans(p).iter().enumerate() {
             let cap = self.plan.counts[i + 1];
             if plan.terms.len() + plan.ones.len() > cap {
                 return bad(format!(
@@ -93,10 +96,7 @@ impl GpuProver {
     /// The plans' entries: every base index below its MSM's base count, every scalar index
     /// inside `p.scalars`, and sorted by base when the bases stream. `check_shape` first.
     pub(super) fn check_plans(&self, p: &GpuPartition<'_>) -> Result<(), GpuError> {
-        for (i, (plan, name)) in [(p.l, "L"), (p.a_plan, "A"), (p.b_plan, "B")]
-            .iter()
-            .enumerate()
-        {
+        for (i, (plan, name)) in named_plans(p).iter().enumerate() {
             let cap = self.plan.counts[i + 1];
             let (base_end, scalar_end) = index_ends(*plan);
             if base_end > cap || scalar_end > p.scalars.len() {
