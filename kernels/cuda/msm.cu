@@ -12,15 +12,16 @@
 //    signed digit d_w in [−2^{c−1}, 2^{c−1}] and s = Σ_w d_w·2^{w·c} (no carries between
 //    windows). Stored raw (d + 2^{c−1}, 32 bits); a histogram per window counts each
 //    bucket |d| − 1.
-// 2. msm_scan: exclusive prefix sums of the histograms (bucket offsets).
+// 2. msm_scan: exclusive prefix sums of the histograms (bucket offsets); for small MSMs
+//    msm_rebase puts every window's entries into one sorted array.
 // 3. msm_scatter (per window): each term's base index, sign in bit 31, lands in its
 //    bucket's range: a counting sort by bucket; large MSMs in several launches over bucket
 //    ranges, one stretch of the sorted array a launch (msm.rs `scatter_passes`).
-// 4. msm_accumulate (per window): the sorted array is cut into equal chunks of S entries;
+// 4. msm_accumulate (per window, or once for all windows of a small MSM): the sorted array is cut into equal chunks of S entries;
 //    each thread sums its chunk (affine + XYZZ additions) in one flat loop, the threads of a
 //    warp in step; a bucket wholly inside the chunk is stored directly, a bucket cut by a
 //    chunk edge leaves a partial (head/tail). G1 prefetches the next entry's base.
-// 5. msm_fixup (per window): buckets cut across chunks sum their partials; empty = infinity.
+// 5. msm_fixup (as accumulate): buckets cut across chunks sum their partials; empty = infinity.
 // 6. msm_bucket_reduce (all windows): chunks of Q buckets, running sums from the top:
 //    Σ_b (b + 1)·S_b = Σ_{chunks} (Σ_{b in chunk} (b − lo + 1)·S_b + lo·Σ_{b in chunk} S_b).
 // 7. xyzz_reduce: sums groups of points (the chunk results of a window; batch-add partials).
@@ -92,9 +93,13 @@ extern "C" __global__ void msm_count(const u32* digits, u32* counts, u32 m, u32 
   if (raw != half) atomicAdd(&counts[(raw > half ? raw - half : half - raw) - 1], 1u);
 }
 
-// One block per window: offsets[w·(B+1) + b] = Σ_{b' < b} counts[w·B + b']; the last entry
-// is the window's total. cursor = offsets (scatter positions).
-extern "C" __global__ void __launch_bounds__(1024) msm_scan(const u32* counts, u32* offsets, u32* cursor, u32 B) {
+// One block per window: the exclusive prefix sums of window w's histogram, cursor = offsets
+// (scatter positions). Windows sorted one at a time (totals = 0): offsets[w·(B+1) + b], the
+// last entry the window's total. All windows sorted into one array (totals != 0, msm.rs
+// `enqueue_msm`, small MSMs): offsets[w·B + b] counted from the window's start, its total in
+// totals[w]; msm_rebase then moves each window behind the ones before it.
+extern "C" __global__ void __launch_bounds__(1024) msm_scan(const u32* counts, u32* offsets, u32* cursor, u32 B,
+                                                            u32* totals) {
   __shared__ u32 part[1024];
   const u32 w = blockIdx.x, tid = threadIdx.x;
   const u32 per = (B + 1023) / 1024;
@@ -110,12 +115,31 @@ extern "C" __global__ void __launch_bounds__(1024) msm_scan(const u32* counts, u
     __syncthreads();
   }
   u32 run = part[tid] - sum;
-  u32* out = offsets + (size_t)w * (B + 1);
+  u32* out = offsets + (size_t)w * (totals ? B : B + 1);
   u32* cur = cursor + (size_t)w * B;
   for (u32 b = tid * per; b < min(B, (tid + 1) * per); b++) {
     out[b] = run; cur[b] = run; run += cnt[b];
   }
-  if (tid == 1023) out[B] = part[1023];
+  if (tid == 1023) {
+    if (totals) totals[w] = part[1023];
+    else out[B] = part[1023];
+  }
+}
+
+// All windows in one sorted array: window w's entries follow those of windows 0..w−1, so
+// its offsets and cursors move up by Σ_{v<w} totals[v], and offsets[W·B] is the end of the
+// last window. The W·B buckets then read as one window of W·B buckets (bucket w·B + b is
+// window w's bucket b, where the workspace keeps it), which one accumulate and one fixup
+// launch cover.
+extern "C" __global__ void msm_rebase(u32* offsets, u32* cursor, const u32* totals, u32 B, u32 windows) {
+  const u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= windows * B) return;
+  const u32 w = i / B;
+  u32 base = 0;
+  for (u32 v = 0; v < w; v++) base += totals[v];
+  offsets[i] += base;
+  cursor[i] += base;
+  if (i == windows * B - 1) offsets[windows * B] = base + totals[w];
 }
 
 // Each term whose bucket is in [lo, hi) places its entry (base index, sign in bit 31) in

@@ -256,10 +256,12 @@ fn fr_of(l: &Limbs) -> Fr {
     <Fr as ff::PrimeField>::from_repr_vartime(r).unwrap()
 }
 
-/// One plan MSM record for the driver (op 5: G2, op 6: G1).
+/// One plan MSM record for the driver (op 5: G2, op 6: G1; all_windows: every window in one
+/// sorted array, as `msm::enqueue_msm` sorts small MSMs).
 #[allow(clippy::too_many_arguments)]
 fn plan_record<T: Copy>(
     op: u32,
+    all_windows: bool,
     win: &Windows,
     chunk: u32,
     q: u32,
@@ -268,7 +270,7 @@ fn plan_record<T: Copy>(
     terms: &[[u32; 2]],
     ones: &[u32],
 ) -> Vec<u8> {
-    let mut v = record(op, 0);
+    let mut v = record(op, all_windows as usize);
     let head = [win.c, win.windows];
     v.extend(bytes_of(&head));
     v.extend(bytes_of(&win.k));
@@ -298,7 +300,8 @@ fn xyzz1_at(b: &[u8]) -> G1Projective {
 
 /// msm.cu's kernels in their launch order, for G2 and G1, against Σ s·P by blst: scalars 0,
 /// 1, 2, r − 1 and random; infinity, repeated and negated bases; ones batch-added; windows
-/// c = 4, 5, 9, 13 and chunks of 1, 3, 17, 64 entries (buckets cut across chunks, fixup).
+/// c = 4, 5, 9, 13 and chunks of 1, 3, 17, 64 entries (buckets cut across chunks, fixup),
+/// each sorted a window at a time and with all windows in one array.
 #[test]
 fn msm_kernels_built_for_the_host_match_blstrs() {
     let dir = tempfile::tempdir().unwrap();
@@ -345,14 +348,18 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
         .chain(ones.iter().map(|&b| G1Projective::from(g1[b as usize])))
         .fold(G1Projective::identity(), |a, b| a + b);
 
-    for (c, chunk) in [(4u32, 3u32), (5, 1), (9, 17), (13, 64)] {
+    // Each width a window at a time and with all windows in one sorted array.
+    let cases = [(4u32, 3u32), (5, 1), (9, 17), (13, 64)]
+        .into_iter()
+        .flat_map(|(c, chunk)| [(c, chunk, false), (c, chunk, true)]);
+    for (c, chunk, all) in cases {
         let win = Windows::for_width(c);
         let q = (win.buckets() as u32).min(4);
         let w = win.windows as usize;
         let out = run(
             &exe,
             dir.path(),
-            &plan_record(5, &win, chunk, q, &g2, &scalars, &terms, &ones),
+            &plan_record(5, all, &win, chunk, q, &g2, &scalars, &terms, &ones),
         );
         assert_eq!(out.len(), (w + 1) * 384);
         let sums: Vec<Xyzz2> = (0..w)
@@ -366,7 +373,10 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
             })
             .collect();
         let got = combine_windows(&win, &sums) + xyzz2_at(&out[384 * w..]);
-        assert_eq!(got, want2, "G2, c = {c}, chunks of {chunk}");
+        assert_eq!(
+            got, want2,
+            "G2, c = {c}, chunks of {chunk}, all windows at once: {all}"
+        );
 
         // G1 with the default build (op 6: the split accumulator), then the called madd's
         // (op 16).
@@ -374,7 +384,7 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
             let out = run(
                 &exe,
                 dir.path(),
-                &plan_record(op, &win, chunk, q, &g1, &scalars, &terms, &ones),
+                &plan_record(op, all, &win, chunk, q, &g1, &scalars, &terms, &ones),
             );
             assert_eq!(out.len(), (w + 1) * 192);
             let mut got = xyzz1_at(&out[192 * w..]);
@@ -386,7 +396,10 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
                 acc += xyzz1_at(&out[192 * i..]);
             }
             got += acc;
-            assert_eq!(got, want1, "G1 {build}, c = {c}, chunks of {chunk}");
+            assert_eq!(
+                got, want1,
+                "G1 {build}, c = {c}, chunks of {chunk}, all windows at once: {all}"
+            );
         }
     }
 }

@@ -260,9 +260,13 @@ pub(crate) struct MsmWork {
     pub(crate) curve: Curve,
     digits: DevBuf,
     sorted: DevBuf,
+    /// Entries `sorted` holds: [`sorted_capacity`].
+    sorted_entries: usize,
     counts: DevBuf,
     offsets: DevBuf,
     cursor: DevBuf,
+    /// Entries of each window when all windows share one sorted array (`msm_rebase`).
+    totals: DevBuf,
     buckets: DevBuf,
     head: DevBuf,
     tail: DevBuf,
@@ -274,6 +278,17 @@ pub(crate) struct MsmWork {
 
 fn digit_capacity(max_terms: usize) -> usize {
     (19 * max_terms).max(64 << 20)
+}
+
+/// Entries an MSM may sort all its windows into at once (W·m, see [`enqueue_msm`]): the
+/// Pippenger terms of a 32 GiB partition's L, A and B plans (1.2-1.8 M terms, 16 windows)
+/// fit; H's 13 windows of 2^27 do not, and are sorted a window at a time.
+const ALL_WINDOWS_ENTRIES: usize = 32 << 20;
+
+/// Entries of a workspace's sorted array: one window of `max_terms`, or every window of a
+/// small MSM.
+fn sorted_capacity(max_terms: usize) -> usize {
+    max_terms.max(ALL_WINDOWS_ENTRIES)
 }
 
 impl MsmWork {
@@ -293,9 +308,9 @@ impl MsmWork {
         let chunks = MAX_CHUNK_THREADS + 1024;
         let (xb, pb) = (curve.xyzz_bytes(), curve.partial_bytes());
         digit_capacity(max_terms) * 4
-            + max_terms * 4
+            + sorted_capacity(max_terms) * 4
             + MAX_WB * 4 * 3
-            + MAX_WINDOWS * 4
+            + MAX_WINDOWS * 4 * 2
             + MAX_WB * xb
             + 2 * chunks * pb
             + MAX_CHUNKS * xb
@@ -309,10 +324,12 @@ impl MsmWork {
         MsmWork {
             curve,
             digits: dev.carve(digit_capacity(max_terms) * 4),
-            sorted: dev.carve(max_terms * 4),
+            sorted: dev.carve(sorted_capacity(max_terms) * 4),
+            sorted_entries: sorted_capacity(max_terms),
             counts: dev.carve(MAX_WB * 4),
             offsets: dev.carve(MAX_WB * 4 + MAX_WINDOWS * 4),
             cursor: dev.carve(MAX_WB * 4),
+            totals: dev.carve(MAX_WINDOWS * 4),
             buckets: dev.carve(MAX_WB * xb),
             head: dev.carve(chunks * pb),
             tail: dev.carve(chunks * pb),
@@ -545,9 +562,15 @@ pub(crate) fn enqueue_msm(
     };
     let mut ph = Phase::start(dev)?;
     let pk = point_kernels(dev, w.curve)?;
-    let acc_kernel = pk.accumulate;
-    let acc_s = chunk_len(dev, acc_kernel, 128, m)? as u32;
-    let acc_threads = m.div_ceil(acc_s as usize);
+    // Small MSMs sort every window into one array (msm_rebase), so one accumulate and one
+    // fixup launch cover all W·2^{c−1} buckets: a launch a window cost the 32 GiB
+    // partition's L, A and B tails (16 windows of 1.2-1.8 M terms) a partly idle device at
+    // the end of each of 16 accumulations and 16 small fixups. Larger ones (H: 13 windows
+    // of 2^27) sort and accumulate a window at a time in one window's array.
+    let all_windows = !grouped && nw * m <= w.sorted_entries;
+    let acc_n = if all_windows { nw * m } else { m };
+    let acc_s = chunk_len(dev, pk.accumulate, 128, acc_n)? as u32;
+    let acc_threads = acc_n.div_ceil(acc_s as usize);
     let (m32, c32, b32) = (m as u32, win.c, nb as u32);
     // Bucket ranges a window is scattered in (the same for every window of this MSM).
     let passes = scatter_passes(m) as u32;
@@ -556,10 +579,72 @@ pub(crate) fn enqueue_msm(
     let q = (g * nb).div_ceil(1 << 16).next_power_of_two().min(nb);
     let chunks = nb / q;
     assert!(g * chunks <= MAX_CHUNKS);
+    // Window i's scatter (i counted from the MSM's first window), in `passes` bucket
+    // ranges: its digits' entries land in `sorted` at the cursors given.
+    let scatter = |i: usize, cursor: CUdeviceptr| -> Result<(), GpuError> {
+        let digits = w.digits.at(i * m * 4);
+        for r in 0..passes {
+            let (lo, hi) = (b32 * r / passes, b32 * (r + 1) / passes);
+            // SAFETY: msm_scatter(digits, terms, cursor, sorted, m, c, lo, hi); window i's
+            // m digits, its 2^{c−1} cursors, and a sorted array of at least its entries.
+            unsafe {
+                dev.launch(
+                    "msm scatter",
+                    dev.k.msm_scatter,
+                    grid(m, 256),
+                    256,
+                    0,
+                    s,
+                    &mut args![digits, terms, cursor, w.sorted.ptr, m32, c32, lo, hi],
+                )?;
+            }
+        }
+        Ok(())
+    };
+    // Buckets [0, nbs) from `buckets` on (one window's, or all windows' at once), their
+    // entries at offsets `off` of the sorted array: summed by chunks, then cut buckets fixed.
+    let accumulate = |ph: &mut Phase, off: CUdeviceptr, nbs: u32, buckets: CUdeviceptr| {
+        // SAFETY: msm_accumulate_* and msm_fixup(_g2) take (sorted, off, B, S, bases,
+        // buckets, head, tail) and (off, B, S, buckets, head, tail); off holds nbs + 1
+        // offsets into the sorted array, buckets nbs points of the workspace's curve, head
+        // and tail a partial a thread (acc_threads ≤ MAX_CHUNK_THREADS).
+        unsafe {
+            dev.launch(
+                "msm accumulate",
+                pk.accumulate,
+                grid(acc_threads, 128),
+                128,
+                0,
+                s,
+                &mut args![
+                    w.sorted.ptr,
+                    off,
+                    nbs,
+                    acc_s,
+                    bases,
+                    buckets,
+                    w.head.ptr,
+                    w.tail.ptr
+                ],
+            )?;
+            ph.end(dev, 2)?;
+            dev.launch(
+                "msm fixup",
+                pk.fixup,
+                grid(nbs as usize, 128),
+                128,
+                0,
+                s,
+                &mut args![off, nbs, acc_s, buckets, w.head.ptr, w.tail.ptr],
+            )?;
+        }
+        ph.end(dev, 3)
+    };
     // SAFETY (all launches below): arguments match the kernels' parameter lists in msm.cu
     // (the G1 and G2 instantiations take the same arguments); buffers are carved for
     // max_terms (checked above) and MAX_WB buckets of this workspace's curve (a group holds
-    // g·nb ≤ MAX_WB), whose points the `bases` of the caller hold.
+    // g·nb ≤ MAX_WB), whose points the `bases` of the caller hold; the sorted array holds
+    // nw·m entries where all windows share it.
     unsafe {
         if !grouped {
             dev.memset(w.counts.ptr, nw * nb * 4, s)?;
@@ -591,6 +676,7 @@ pub(crate) fn enqueue_msm(
                     )?;
                 }
             }
+            let totals: CUdeviceptr = if all_windows { w.totals.ptr } else { 0 };
             dev.launch(
                 "msm scan",
                 dev.k.msm_scan,
@@ -598,56 +684,34 @@ pub(crate) fn enqueue_msm(
                 1024,
                 0,
                 s,
-                &mut args![w.counts.ptr, w.offsets.ptr, w.cursor.ptr, b32],
+                &mut args![w.counts.ptr, w.offsets.ptr, w.cursor.ptr, b32, totals],
             )?;
+            if all_windows {
+                let nw32 = nw as u32;
+                dev.launch(
+                    "msm rebase",
+                    dev.k.msm_rebase,
+                    grid(nw * nb, 256),
+                    256,
+                    0,
+                    s,
+                    &mut args![w.offsets.ptr, w.cursor.ptr, totals, b32, nw32],
+                )?;
+            }
             ph.end(dev, 0)?;
-            for i in 0..gw {
-                let digits = w.digits.at((w0 + i) * m * 4);
-                let cursor = w.cursor.at(i * nb * 4);
-                let off = w.offsets.at(i * (nb + 1) * 4);
-                let buckets = w.buckets.at(i * nb * xb);
-                for r in 0..passes {
-                    let (lo, hi) = (b32 * r / passes, b32 * (r + 1) / passes);
-                    dev.launch(
-                        "msm scatter",
-                        dev.k.msm_scatter,
-                        grid(m, 256),
-                        256,
-                        0,
-                        s,
-                        &mut args![digits, terms, cursor, w.sorted.ptr, m32, c32, lo, hi],
-                    )?;
+            if all_windows {
+                for i in 0..nw {
+                    scatter(i, w.cursor.at(i * nb * 4))?;
                 }
                 ph.end(dev, 1)?;
-                dev.launch(
-                    "msm accumulate",
-                    acc_kernel,
-                    grid(acc_threads, 128),
-                    128,
-                    0,
-                    s,
-                    &mut args![
-                        w.sorted.ptr,
-                        off,
-                        b32,
-                        acc_s,
-                        bases,
-                        buckets,
-                        w.head.ptr,
-                        w.tail.ptr
-                    ],
-                )?;
-                ph.end(dev, 2)?;
-                dev.launch(
-                    "msm fixup",
-                    pk.fixup,
-                    grid(nb, 128),
-                    128,
-                    0,
-                    s,
-                    &mut args![off, b32, acc_s, buckets, w.head.ptr, w.tail.ptr],
-                )?;
-                ph.end(dev, 3)?;
+                accumulate(&mut ph, w.offsets.ptr, (nw * nb) as u32, w.buckets.ptr)?;
+            } else {
+                for i in 0..gw {
+                    scatter(w0 + i, w.cursor.at(i * nb * 4))?;
+                    ph.end(dev, 1)?;
+                    let off = w.offsets.at(i * (nb + 1) * 4);
+                    accumulate(&mut ph, off, b32, w.buckets.at(i * nb * xb))?;
+                }
             }
             let (q32, gw32) = (q as u32, gw as u32);
             dev.launch(

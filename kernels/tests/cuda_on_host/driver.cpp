@@ -36,7 +36,10 @@ struct KernCalled : Kern<fp_t> {
 
 // Reads c, W, K[9], S, Q, counts, bases, scalars, terms, ones; runs the launch sequence of
 // msm::enqueue_msm and enqueue_batch_add; writes the W window sums and the ones' sum.
-template <class F, class K = Kern<F>> static void plan_msm() {
+// all_windows: every window sorted into one array (msm_scan with totals, msm_rebase), then
+// one accumulate and one fixup over all W·B buckets, as enqueue_msm does for small MSMs;
+// else a window at a time in one window's array.
+template <class F, class K = Kern<F>> static void plan_msm(bool all_windows) {
   unsigned c, W, k[9], S, Q, nb, ns, m, no;
   rd(&c, 4); rd(&W, 4); rd(k, 36); rd(&S, 4); rd(&Q, 4);
   rd(&nb, 4); rd(&ns, 4); rd(&m, 4); rd(&no, 4);
@@ -45,27 +48,48 @@ template <class F, class K = Kern<F>> static void plan_msm() {
   rd(bases.data(), nb * sizeof(affine_p<F>));
   rd(scalars.data(), 32 * ns); rd(terms.data(), 8 * m); rd(ones.data(), 4 * no);
   const u32 B = 1u << (c - 1), chunks = B / Q;
-  std::vector<u32> digits((size_t)W * m), counts((size_t)W * B, 0), off(B + 1), cursor(B), sorted(m + 1);
+  std::vector<u32> digits((size_t)W * m), counts((size_t)W * B, 0), off((size_t)W * (B + 1)), cursor((size_t)W * B),
+      totals(W), sorted((size_t)W * m + 1);
   std::vector<xyzz_p<F>> buckets((size_t)W * B), reduced((size_t)W * chunks);
   DigitParams p;
   p.scalars = scalars.data(); p.terms = terms.data(); p.digits = digits.data(); p.counts = counts.data();
   p.m = m; p.c = c; p.windows = W; memcpy(p.k, k, 36);
   grid(m, [&] { msm_digits(p); });
+  // msm_scan's result: exclusive prefix sums of each window's histogram, at stride B with
+  // the windows' totals apart (all windows), else the window's own at stride B + 1.
   for (u32 w = 0; w < W; w++) {
-    // msm_scan's result: exclusive prefix sums of the window's histogram.
     u32 run = 0;
-    for (u32 b = 0; b < B; b++) { off[b] = cursor[b] = run; run += counts[(size_t)w * B + b]; }
-    off[B] = run;
-    // Window by window in 1..4 bucket ranges, as msm::scatter_passes may choose.
-    const u32* dw = digits.data() + (size_t)w * m;
-    const u32 passes = 1 + w % 4;
-    for (u32 r = 0; r < passes; r++)
-      grid(m, [&] { msm_scatter(dw, terms.data(), cursor.data(), sorted.data(), m, c, B * r / passes, B * (r + 1) / passes); });
-    const u32 threads = (m + S - 1) / S;
+    u32* o = off.data() + (size_t)w * (all_windows ? B : B + 1);
+    for (u32 b = 0; b < B; b++) { o[b] = cursor[(size_t)w * B + b] = run; run += counts[(size_t)w * B + b]; }
+    if (all_windows) totals[w] = run;
+    else o[B] = run;
+    if (!all_windows) {
+      // Window by window in 1..4 bucket ranges, as msm::scatter_passes may choose.
+      const u32* dw = digits.data() + (size_t)w * m;
+      const u32 passes = 1 + w % 4;
+      u32* cur = cursor.data() + (size_t)w * B;
+      for (u32 r = 0; r < passes; r++)
+        grid(m, [&] { msm_scatter(dw, terms.data(), cur, sorted.data(), m, c, B * r / passes, B * (r + 1) / passes); });
+      const u32 threads = (m + S - 1) / S;
+      std::vector<partial_p<F>> head(threads + 1), tail(threads + 1);
+      xyzz_p<F>* bk = buckets.data() + (size_t)w * B;
+      grid(threads, [&] { K::accumulate(sorted.data(), o, B, S, bases.data(), bk, head.data(), tail.data()); });
+      grid(B, [&] { Kern<F>::fixup(o, B, S, bk, head.data(), tail.data()); });
+    }
+  }
+  if (all_windows) {
+    grid(W * B, [&] { msm_rebase(off.data(), cursor.data(), totals.data(), B, W); });
+    for (u32 w = 0; w < W; w++) {
+      const u32 passes = 1 + w % 4;
+      const u32* dw = digits.data() + (size_t)w * m;
+      u32* cur = cursor.data() + (size_t)w * B;
+      for (u32 r = 0; r < passes; r++)
+        grid(m, [&] { msm_scatter(dw, terms.data(), cur, sorted.data(), m, c, B * r / passes, B * (r + 1) / passes); });
+    }
+    const u32 threads = (W * m + S - 1) / S;
     std::vector<partial_p<F>> head(threads + 1), tail(threads + 1);
-    xyzz_p<F>* bk = buckets.data() + (size_t)w * B;
-    grid(threads, [&] { K::accumulate(sorted.data(), off.data(), B, S, bases.data(), bk, head.data(), tail.data()); });
-    grid(B, [&] { Kern<F>::fixup(off.data(), B, S, bk, head.data(), tail.data()); });
+    grid(threads, [&] { K::accumulate(sorted.data(), off.data(), W * B, S, bases.data(), buckets.data(), head.data(), tail.data()); });
+    grid(W * B, [&] { Kern<F>::fixup(off.data(), W * B, S, buckets.data(), head.data(), tail.data()); });
   }
   grid(W * chunks, [&] { Kern<F>::bucket_reduce(buckets.data(), B, Q, W, reduced.data()); });
   for (u32 w = 0; w < W; w++) {  // xyzz_reduce's result
@@ -115,12 +139,13 @@ int main() {
         xyzz_mul_small(acc, k);
         wr(&acc, sizeof acc);
       }
-    } else if (op == 5) {  // a plan MSM over G2 through the MSM kernels
-      plan_msm<fp2_t>();
+    } else if (op == 5) {  // a plan MSM over G2 through the MSM kernels (n = 1: all windows
+                           // in one sorted array)
+      plan_msm<fp2_t>(n != 0);
     } else if (op == 6) {  // the same over G1
-      plan_msm<fp_t>();
+      plan_msm<fp_t>(n != 0);
     } else if (op == 16) {  // the same with the called madd (msm_accumulate_wide, batch_add)
-      plan_msm<fp_t, KernCalled>();
+      plan_msm<fp_t, KernCalled>(n != 0);
     } else if (op == 7) {  // Fp pairs -> a·b, a² (fp_mul, fp_sqr), a·b − a², a² − a·b
                            // (fp_mul_sub_mul: one of the two borrows unless a·b = a²)
       for (unsigned i = 0; i < n; i++) {
