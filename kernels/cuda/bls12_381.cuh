@@ -139,6 +139,11 @@ __device__ __noinline__ fp_t fp_mul_sub_mul_lz(fp_t a, fp_t b, fp_t c, fp_t d) {
 }
 __device__ __forceinline__ fp_t fp_add_lz(const fp_t& a, const fp_t& b) { fp_t r; fe_add<FpTwiceP>(r.v, a.v, b.v); return r; }
 __device__ __forceinline__ fp_t fp_sub_lz(const fp_t& a, const fp_t& b) { fp_t r; fe_sub<FpTwiceP>(r.v, a.v, b.v); return r; }
+// a − b + 2p for a, b < 2p: in (0, 4p), with no borrow mask or select (fe_sub_lazy). Only
+// for the madd's Q − X3, which goes into Y3 = R·(Q − X3) − Y·PPP alone: R·(Q − X3) < 2p·4p
+// = 8p² < p·R (8p < R = 2^384), so fp_mul_sub_mul_lz's difference stays below p·R and its
+// result below 2p as with operands below 2p.
+__device__ __forceinline__ fp_t fp_sub_lz_4p(const fp_t& a, const fp_t& b) { fp_t r; fe_sub_lazy<FpTwiceP>(r.v, a.v, b.v); return r; }
 __device__ __forceinline__ bool fp_is_zero_lz(const fp_t& a) {
   u32 z = 0, q = 0;
 #pragma unroll

@@ -244,7 +244,7 @@ __device__ __forceinline__ void xyzz_madd_sh(xyzz_sh<F>& p, sh_ptr a, bool neg) 
   const F R = fp_sub_lz(fp_mul_lz(y, sh_ld<F>(p.zzz)), p.Y);
   sh_st(p.zzz, fp_mul_lz(sh_ld<F>(p.zzz), PPP));  // ZZZ3 = ZZZ·PPP
   const F X3 = fp_sub_lz(fp_sub_lz(fp_sqr_lz(R), PPP), fp_add_lz(Q, Q));
-  p.Y = fp_mul_sub_mul_lz(R, fp_sub_lz(Q, X3), p.Y, PPP);  // Y3 = R(Q − X3) − Y·PPP
+  p.Y = fp_mul_sub_mul_lz(R, fp_sub_lz_4p(Q, X3), p.Y, PPP);  // Y3 = R(Q − X3) − Y·PPP
   p.X = X3;
 }
 

@@ -183,11 +183,13 @@ int main() {
       }
     } else if (op == 18) {  // lazily reduced Fp pairs (a, b < 2p) -> fp_mul_lz(a, b),
                             // fp_sqr_lz(a), a·b − a² and a² − a·b (fp_mul_sub_mul_lz),
-                            // fp_add_lz, fp_sub_lz, fp_canon(a), fp_is_zero_lz(a)
+                            // fp_add_lz, fp_sub_lz, fp_canon(a), d = fp_sub_lz_4p(a, b),
+                            // a·d − b² (the madd's Y3 with d below 4p), fp_is_zero_lz(a)
       for (unsigned i = 0; i < n; i++) {
         fp_t a, b; rd(&a, sizeof a); rd(&b, sizeof b);
-        fp_t o[7] = {fp_mul_lz(a, b), fp_sqr_lz(a), fp_mul_sub_mul_lz(a, b, a, a), fp_mul_sub_mul_lz(a, a, b, a),
-                     fp_add_lz(a, b), fp_sub_lz(a, b), fp_canon(a)};
+        const fp_t d = fp_sub_lz_4p(a, b);
+        fp_t o[9] = {fp_mul_lz(a, b), fp_sqr_lz(a), fp_mul_sub_mul_lz(a, b, a, a), fp_mul_sub_mul_lz(a, a, b, a),
+                     fp_add_lz(a, b), fp_sub_lz(a, b), fp_canon(a), d, fp_mul_sub_mul_lz(a, d, b, b)};
         const u32 z = fp_is_zero_lz(a);
         wr(o, sizeof o); wr(&z, 4);
       }

@@ -16,7 +16,8 @@ use super::{build, record, run, xyzz1_at};
 /// madd itself (`xyzz_madd_sh`) on accumulators handed in unreduced (a coordinate plus p),
 /// including the same point (doubling) and its negation (infinity), where the difference P
 /// can come out as p rather than 0: the sum must equal blstrs' and leave reduced below p.
-/// Fails with `fp_is_zero_lz` testing 0 alone, and without the reduction in `xyzz_sh_get`.
+/// Fails with `fp_is_zero_lz` testing 0 alone, without the reduction in `xyzz_sh_get`, and
+/// with `fp_sub_lz_4p` adding p instead of 2p.
 #[test]
 fn lazy_fp_and_the_split_madd_built_for_the_host_match_blstrs() {
     use num_bigint::BigUint;
@@ -56,6 +57,8 @@ fn lazy_fp_and_the_split_madd_built_for_the_host_match_blstrs() {
         (&p * 2u32 - 1u32, &p * 2u32 - 1u32),
         (&p - 1u32, &p + 1u32),
         (p.clone(), p.clone()),
+        (BigUint::from(0u32), &p * 2u32 - 1u32),
+        (&p * 2u32 - 1u32, BigUint::from(0u32)),
     ];
     for _ in 0..3000 {
         let (a, b) = (Fp::random(&mut rng), Fp::random(&mut rng));
@@ -67,9 +70,10 @@ fn lazy_fp_and_the_split_madd_built_for_the_host_match_blstrs() {
         input.extend(limbs_of(b));
     }
     let out = run(&exe, dir.path(), &input);
-    assert_eq!(out.len(), pairs.len() * (7 * 48 + 4));
+    const REC: usize = 9 * 48 + 4;
+    assert_eq!(out.len(), pairs.len() * REC);
     for (i, (a, b)) in pairs.iter().enumerate() {
-        let rec = &out[i * 340..(i + 1) * 340];
+        let rec = &out[i * REC..(i + 1) * REC];
         let got = |k: usize| BigUint::from_bytes_le(&rec[48 * k..48 * (k + 1)]);
         let (fa, fb) = (fp_of(a), fp_of(b));
         let want = [
@@ -92,7 +96,19 @@ fn lazy_fp_and_the_split_madd_built_for_the_host_match_blstrs() {
         }
         assert!(got(6) < p, "fp_canon not below p (pair {i})");
         assert_eq!(fp_of(&got(6)), fa, "fp_canon (pair {i})");
-        let zero = u32::from_le_bytes(rec[336..340].try_into().unwrap()) != 0;
+        // Q − X3 as a − b + 2p: below 4p, and the Y3 product taking it below 2p.
+        assert!(got(7) < &p * 4u32, "fp_sub_lz_4p not below 4p (pair {i})");
+        assert_eq!(fp_of(&got(7)), fa - fb, "fp_sub_lz_4p (pair {i})");
+        assert!(
+            got(8) < &p * 2u32,
+            "a·(a − b + 2p) − b² not below 2p (pair {i})"
+        );
+        assert_eq!(
+            fp_of(&got(8)),
+            fa * (fa - fb) - fb.square(),
+            "a·(a − b + 2p) − b² (pair {i})"
+        );
+        let zero = u32::from_le_bytes(rec[9 * 48..REC].try_into().unwrap()) != 0;
         assert_eq!(zero, bool::from(fa.is_zero()), "fp_is_zero_lz({a:#x})");
     }
 
