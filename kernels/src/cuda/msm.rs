@@ -644,7 +644,8 @@ pub(crate) fn enqueue_msm(
     // (the G1 and G2 instantiations take the same arguments); buffers are carved for
     // max_terms (checked above) and MAX_WB buckets of this workspace's curve (a group holds
     // g·nb ≤ MAX_WB), whose points the `bases` of the caller hold; the sorted array holds
-    // nw·m entries where all windows share it.
+    // nw·m entries where all windows share it; partials (MAX_CHUNK_THREADS + 1024 points,
+    // free until a batch addition on this stream) the gw·parts ≤ MAX_CHUNKS / 64 window parts.
     unsafe {
         if !grouped {
             dev.memset(w.counts.ptr, nw * nb * 4, s)?;
@@ -723,17 +724,29 @@ pub(crate) fn enqueue_msm(
                 s,
                 &mut args![w.buckets.ptr, b32, q32, gw32, w.chunk_res.ptr],
             )?;
-            let (n32, per) = ((gw * chunks) as u32, chunks as u32);
+            // A window's chunk results summed in two launches: `parts` blocks a window of one
+            // result a thread and a tree, then a block a window over its parts. One block a
+            // window summing all of them ran a chain of chunks / threads additions and the
+            // tree on gw SMs only (16 of the H200's 132 for a partition's tails).
+            let rt = w.curve.reduce_threads();
+            let parts = (chunks / rt as usize).max(1);
             let sums = out + (w0 * xb) as u64;
-            dev.launch(
-                "msm window sums",
-                pk.reduce,
-                gw32,
-                w.curve.reduce_threads(),
-                0,
-                s,
-                &mut args![w.chunk_res.ptr, n32, per, sums],
-            )?;
+            let levels: [(CUdeviceptr, usize, usize, CUdeviceptr); 2] = [
+                (w.chunk_res.ptr, gw * chunks, chunks / parts, w.partials.ptr),
+                (w.partials.ptr, gw * parts, parts, sums),
+            ];
+            for (input, n, per, output) in levels {
+                let (n32, per32) = (n as u32, per as u32);
+                dev.launch(
+                    "msm window sums",
+                    pk.reduce,
+                    grid(n, per as u32),
+                    rt,
+                    0,
+                    s,
+                    &mut args![input, n32, per32, output],
+                )?;
+            }
             ph.end(dev, 4)?;
         }
     }
