@@ -22,7 +22,8 @@
 //    warp in step; a bucket wholly inside the chunk is stored directly, a bucket cut by a
 //    chunk edge leaves a partial (head/tail). G1 prefetches the next entry's base.
 // 5. msm_fixup (as accumulate): buckets cut across chunks sum their partials; empty = infinity.
-// 6. msm_bucket_reduce (all windows): chunks of Q buckets, running sums from the top:
+// 6. msm_bucket_reduce (all windows): chunks of Q buckets, one wave of threads, running
+//    sums from the top:
 //    Σ_b (b + 1)·S_b = Σ_{chunks} (Σ_{b in chunk} (b − lo + 1)·S_b + lo·Σ_{b in chunk} S_b).
 // 7. xyzz_reduce: sums groups of points (the chunk results of a window; batch-add partials).
 // The host then combines the W window sums by Horner: Σ_w 2^{w·c}·T_w.
@@ -386,19 +387,23 @@ extern "C" __global__ void msm_fixup_g2(const u32* off, u32 B, u32 S, g2_xyzz_t*
   fixup<fp2_t>(off, B, S, buckets, head, tail);
 }
 
-// Thread (w, q) reduces buckets [q·Q, q·Q + Q) of window w into out[w·chunks + q].
+// Thread (w, q) reduces buckets [q·Q, min(B, q·Q + Q)) of window w into out[w·pad + q]:
+// Σ_b (b − lo + 1)·S_b by running sums from the top, plus lo·Σ_b S_b. Q need not divide B
+// (the host picks it so the threads fill one wave); a window's results are padded to pad
+// entries with infinity (threads whose chunk starts past B), so that the window-sum blocks
+// of the next step each read within one window.
 template <class F>
-__device__ __forceinline__ void bucket_reduce(const xyzz_p<F>* buckets, u32 B, u32 Q, u32 windows,
+__device__ __forceinline__ void bucket_reduce(const xyzz_p<F>* buckets, u32 B, u32 Q, u32 windows, u32 pad,
                                               xyzz_p<F>* out) {
-  const u32 chunks = B / Q;
   const u32 id = blockIdx.x * blockDim.x + threadIdx.x;
-  if (id >= windows * chunks) return;
-  const u32 w = id / chunks, q = id % chunks, lo = q * Q;
-  const xyzz_p<F>* bk = buckets + (size_t)w * B;
+  if (id >= windows * pad) return;
+  const u32 w = id / pad, q = id % pad, lo = q * Q;
   xyzz_p<F> acc, tot;
   xyzz_set_inf(acc);
   xyzz_set_inf(tot);
-  for (u32 b = lo + Q; b-- > lo;) {
+  if (lo >= B) { out[id] = tot; return; }
+  const xyzz_p<F>* bk = buckets + (size_t)w * B;
+  for (u32 b = min(B, lo + Q); b-- > lo;) {
     xyzz_add(acc, bk[b]);
     xyzz_add(tot, acc);
   }
@@ -409,13 +414,14 @@ __device__ __forceinline__ void bucket_reduce(const xyzz_p<F>* buckets, u32 B, u
   out[id] = tot;
 }
 
-extern "C" __global__ void msm_bucket_reduce(const xyzz_t* buckets, u32 B, u32 Q, u32 windows, xyzz_t* out) {
-  bucket_reduce<fp_t>(buckets, B, Q, windows, out);
+extern "C" __global__ void msm_bucket_reduce(const xyzz_t* buckets, u32 B, u32 Q, u32 windows, u32 pad,
+                                             xyzz_t* out) {
+  bucket_reduce<fp_t>(buckets, B, Q, windows, pad, out);
 }
 
-extern "C" __global__ void msm_bucket_reduce_g2(const g2_xyzz_t* buckets, u32 B, u32 Q, u32 windows,
+extern "C" __global__ void msm_bucket_reduce_g2(const g2_xyzz_t* buckets, u32 B, u32 Q, u32 windows, u32 pad,
                                                 g2_xyzz_t* out) {
-  bucket_reduce<fp2_t>(buckets, B, Q, windows, out);
+  bucket_reduce<fp2_t>(buckets, B, Q, windows, pad, out);
 }
 
 // Block g sums in[g·per .. min(n, (g+1)·per)) into out[g]: a strided loop, then a tree in

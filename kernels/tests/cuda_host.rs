@@ -1,10 +1,10 @@
 //! CPU tests of the CUDA backend's host side (no GPU needed): the device representations
-//! (XYZZ back to blstrs), the Horner combination of window sums, and the synthetic
-//! partition's shape.
+//! (XYZZ back to blstrs), the Horner combination of window sums, the bucket reduction's
+//! cut, and the synthetic partition's shape.
 
 use blstrs::{Fp, G1Projective};
 use cuzk_kernels::cuda::layout::{fp_raw, Xyzz};
-use cuzk_kernels::cuda::msm::{combine_windows, Windows};
+use cuzk_kernels::cuda::msm::{combine_windows, ReducePlan, Windows};
 use cuzk_kernels::cuda::synthetic::{ScalarMix, SyntheticPartition};
 use ff::Field;
 use group::{Curve, Group};
@@ -170,4 +170,42 @@ fn gpu_steps_carry_the_timeline_names() {
         ("upload_ahead", Duration::from_millis(85))
     );
     assert_eq!(ahead.steps(false).len(), 7);
+}
+
+/// The bucket reduction's cut covers every bucket of a window exactly once, fills at most
+/// about one wave, and its window-sum blocks each read within one window: H at 2^27 (13
+/// windows of 2^19 buckets), a partition's tails (16 of 2^15), G2, tiny MSMs; the H200's
+/// waves of the G1 and G2 kernels (792 and 528 blocks of 64).
+#[test]
+fn bucket_reduction_cut_covers_each_window_once() {
+    for (nb, g) in [
+        (1 << 19, 13),
+        (1 << 15, 16),
+        (1 << 21, 3),
+        (8, 64),
+        (1, 1),
+        (4096, 1),
+    ] {
+        for (wave, threads) in [(792 * 64, 128), (528 * 64, 64), (1, 128), (1 << 30, 64)] {
+            let rp = ReducePlan::new(nb, g, wave, threads);
+            let case = format!("{nb} buckets × {g}, wave {wave}: {rp:?}");
+            assert!(rp.q >= 1 && rp.q <= nb, "{case}");
+            // Chunks [k·q, min(nb, k·q + q)), k < chunks: the last one starts inside.
+            assert!(
+                (rp.chunks - 1) * rp.q < nb && rp.chunks * rp.q >= nb,
+                "{case}"
+            );
+            assert!(rp.pad() >= rp.chunks && rp.per <= threads, "{case}");
+            // Padding is less than one block's worth a window.
+            assert!(rp.pad() - rp.chunks < rp.parts, "{case}");
+            // One wave of chains (where a wave holds a chunk a window), up to the padding
+            // threads that only write infinity.
+            if g * nb >= wave && wave >= g {
+                assert!(g * rp.chunks <= wave, "{case}");
+            }
+        }
+    }
+    // H at 2^27 on the H200: one wave of chains of 135 buckets (64K threads of 128 were 1.05 waves).
+    let h = ReducePlan::new(1 << 19, 13, 792 * 64, 128);
+    assert_eq!((h.q, h.chunks, h.parts, h.per), (135, 3884, 31, 126));
 }

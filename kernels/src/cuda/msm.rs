@@ -510,6 +510,41 @@ fn grid(n: usize, block: u32) -> u32 {
     n.div_ceil(block as usize) as u32
 }
 
+/// How the bucket reduction cuts g windows of nb buckets: chunks of q buckets (q need not
+/// divide nb), one thread each, about as many as one wave of `wave` threads holds, so every
+/// chunk runs at once. (64K threads of chunks a power of two long, as before, were 1.05 waves
+/// of the G1 kernel's 792 resident 64-thread blocks at 2^27 and 1.3 at a partition's tails:
+/// a second wave of whole chains.) A window's chunk results are padded with infinity to
+/// parts·per and summed by `parts` blocks of `per` (at most the reduction's threads), then
+/// its parts by one block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReducePlan {
+    pub q: usize,
+    pub chunks: usize,
+    pub parts: usize,
+    pub per: usize,
+}
+
+impl ReducePlan {
+    pub fn new(nb: usize, g: usize, wave: usize, threads: usize) -> ReducePlan {
+        let q = (g * nb).div_ceil(wave.max(1)).clamp(1, nb);
+        let chunks = nb.div_ceil(q);
+        let parts = chunks.div_ceil(threads);
+        let per = chunks.div_ceil(parts);
+        ReducePlan {
+            q,
+            chunks,
+            parts,
+            per,
+        }
+    }
+
+    /// Chunk results a window, padding included.
+    pub fn pad(&self) -> usize {
+        self.parts * self.per
+    }
+}
+
 /// Enqueues Σ_i scalars[s_i]·bases[b_i] over m terms (terms: [base, scalar] pairs, or 0
 /// for dense: term i = (i, i)) on the compute stream; the W window sums (points of the
 /// workspace's curve, as are the bases) land in `out`.
@@ -574,11 +609,11 @@ pub(crate) fn enqueue_msm(
     let (m32, c32, b32) = (m as u32, win.c, nb as u32);
     // Bucket ranges a window is scattered in (the same for every window of this MSM).
     let passes = scatter_passes(m) as u32;
-    // Bucket reduction: about 64K threads a group, chunks of q buckets (the same q for
-    // every group, so chunk results line up by window).
-    let q = (g * nb).div_ceil(1 << 16).next_power_of_two().min(nb);
-    let chunks = nb / q;
-    assert!(g * chunks <= MAX_CHUNKS);
+    // Bucket reduction: one wave of threads a group (the same cut for every group, so
+    // chunk results line up by window).
+    let wave = dev.resident_threads(pk.bucket_reduce, 64)?;
+    let rp = ReducePlan::new(nb, g, wave, w.curve.reduce_threads() as usize);
+    assert!(g * rp.pad() <= MAX_CHUNKS);
     // Window i's scatter (i counted from the MSM's first window), in `passes` bucket
     // ranges: its digits' entries land in `sorted` at the cursors given.
     let scatter = |i: usize, cursor: CUdeviceptr| -> Result<(), GpuError> {
@@ -645,7 +680,7 @@ pub(crate) fn enqueue_msm(
     // max_terms (checked above) and MAX_WB buckets of this workspace's curve (a group holds
     // g·nb ≤ MAX_WB), whose points the `bases` of the caller hold; the sorted array holds
     // nw·m entries where all windows share it; partials (MAX_CHUNK_THREADS + 1024 points,
-    // free until a batch addition on this stream) the gw·parts ≤ MAX_CHUNKS / 64 window parts.
+    // free until a batch addition on this stream) the gw·parts ≤ MAX_CHUNKS window parts.
     unsafe {
         if !grouped {
             dev.memset(w.counts.ptr, nw * nb * 4, s)?;
@@ -714,26 +749,24 @@ pub(crate) fn enqueue_msm(
                     accumulate(&mut ph, off, b32, w.buckets.at(i * nb * xb))?;
                 }
             }
-            let (q32, gw32) = (q as u32, gw as u32);
+            let (q32, gw32, pad32) = (rp.q as u32, gw as u32, rp.pad() as u32);
             dev.launch(
                 "msm bucket reduce",
                 pk.bucket_reduce,
-                grid(gw * chunks, 64),
+                grid(gw * rp.pad(), 64),
                 64,
                 0,
                 s,
-                &mut args![w.buckets.ptr, b32, q32, gw32, w.chunk_res.ptr],
+                &mut args![w.buckets.ptr, b32, q32, gw32, pad32, w.chunk_res.ptr],
             )?;
-            // A window's chunk results summed in two launches: `parts` blocks a window of one
-            // result a thread and a tree, then a block a window over its parts. One block a
-            // window summing all of them ran a chain of chunks / threads additions and the
-            // tree on gw SMs only (16 of the H200's 132 for a partition's tails).
-            let rt = w.curve.reduce_threads();
-            let parts = (chunks / rt as usize).max(1);
+            // A window's chunk results summed in two launches: `parts` blocks a window of at
+            // most one result a thread and a tree, then a block a window over its parts. One
+            // block a window summing all of them ran a chain of chunks / threads additions
+            // and the tree on gw SMs only (16 of the H200's 132 for a partition's tails).
             let sums = out + (w0 * xb) as u64;
             let levels: [(CUdeviceptr, usize, usize, CUdeviceptr); 2] = [
-                (w.chunk_res.ptr, gw * chunks, chunks / parts, w.partials.ptr),
-                (w.partials.ptr, gw * parts, parts, sums),
+                (w.chunk_res.ptr, gw * rp.pad(), rp.per, w.partials.ptr),
+                (w.partials.ptr, gw * rp.parts, rp.parts, sums),
             ];
             for (input, n, per, output) in levels {
                 let (n32, per32) = (n as u32, per as u32);
@@ -741,7 +774,7 @@ pub(crate) fn enqueue_msm(
                     "msm window sums",
                     pk.reduce,
                     grid(n, per as u32),
-                    rt,
+                    w.curve.reduce_threads(),
                     0,
                     s,
                     &mut args![input, n32, per32, output],

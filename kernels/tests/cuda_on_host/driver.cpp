@@ -47,10 +47,12 @@ template <class F, class K = Kern<F>> static void plan_msm(bool all_windows) {
   std::vector<u32> scalars(8 * ns), terms(2 * m + 2), ones(no + 1);
   rd(bases.data(), nb * sizeof(affine_p<F>));
   rd(scalars.data(), 32 * ns); rd(terms.data(), 8 * m); rd(ones.data(), 4 * no);
-  const u32 B = 1u << (c - 1), chunks = B / Q;
+  // Chunks of Q buckets (the last one shorter where Q does not divide B), a window's
+  // results padded with one infinity (msm::ReducePlan pads to its blocks' multiple).
+  const u32 B = 1u << (c - 1), chunks = (B + Q - 1) / Q, pad = chunks + 1;
   std::vector<u32> digits((size_t)W * m), counts((size_t)W * B, 0), off((size_t)W * (B + 1)), cursor((size_t)W * B),
       totals(W), sorted((size_t)W * m + 1);
-  std::vector<xyzz_p<F>> buckets((size_t)W * B), reduced((size_t)W * chunks);
+  std::vector<xyzz_p<F>> buckets((size_t)W * B), reduced((size_t)W * pad);
   DigitParams p;
   p.scalars = scalars.data(); p.terms = terms.data(); p.digits = digits.data(); p.counts = counts.data();
   p.m = m; p.c = c; p.windows = W; memcpy(p.k, k, 36);
@@ -91,10 +93,10 @@ template <class F, class K = Kern<F>> static void plan_msm(bool all_windows) {
     grid(threads, [&] { K::accumulate(sorted.data(), off.data(), W * B, S, bases.data(), buckets.data(), head.data(), tail.data()); });
     grid(W * B, [&] { Kern<F>::fixup(off.data(), W * B, S, buckets.data(), head.data(), tail.data()); });
   }
-  grid(W * chunks, [&] { Kern<F>::bucket_reduce(buckets.data(), B, Q, W, reduced.data()); });
+  grid(W * pad, [&] { Kern<F>::bucket_reduce(buckets.data(), B, Q, W, pad, reduced.data()); });
   for (u32 w = 0; w < W; w++) {  // xyzz_reduce's result
     xyzz_p<F> acc; xyzz_set_inf(acc);
-    for (u32 q = 0; q < chunks; q++) xyzz_add(acc, reduced[(size_t)w * chunks + q]);
+    for (u32 q = 0; q < pad; q++) xyzz_add(acc, reduced[(size_t)w * pad + q]);
     wr(&acc, sizeof acc);
   }
   const u32 parts = (no + S - 1) / S;
