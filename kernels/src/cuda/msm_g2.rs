@@ -206,6 +206,7 @@ impl GpuG2Msm {
             nt,
             self.scalars.ptr,
             out,
+            None,
         )?;
         e2.record(ks)?;
         msm::enqueue_batch_add(d, &self.work, self.bases.ptr, ones, no, ones_out)?;

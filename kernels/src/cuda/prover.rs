@@ -148,7 +148,7 @@ pub struct GpuProver {
     /// The G1 MSMs' result slots, SLOT per piece.
     results: DevBuf,
     g2: Option<G2Part>,
-    ev: [Event; 18],
+    ev: [Event; 19],
     registered: Vec<usize>,
     /// Last: dropped after the events (fields drop in declaration order).
     dev: Device,
@@ -360,7 +360,7 @@ impl GpuProver {
             work: MsmWork::carve_for(&mut dev, Curve::G2, g2_terms),
             results: dev.carve(plan.pieces()[4] * SLOT * XYZZ2_BYTES),
         });
-        let ev = [(); 18].map(|_| dev.event());
+        let ev = [(); 19].map(|_| dev.event());
         let ev = ev
             .into_iter()
             .collect::<Result<Vec<_>, _>>()?
@@ -508,14 +508,14 @@ impl GpuProver {
 
     /// [`Self::prove`] of the partition the caller names `key`, using its `a` (and `b`) if the
     /// previous call uploaded them ahead under that key, and uploading the next partition's
-    /// ahead: once this partition's H MSM has run (the L, A, B MSMs are left: at 32 GiB on
-    /// an H200 160 ms, the two uploads 156), `ahead` is asked for the next partition, and its
-    /// `a` (and `b`, with two spare buffers) copy into the spare buffers on the copy stream
-    /// while L, A, B run. With `a` ahead the NTTs start at once; with `b` too they no longer
-    /// wait for the uploads (`c`'s lands first, under the transforms of `a` and `b`). Asking
-    /// late keeps a caller that claims work in `ahead` from taking a partition another
-    /// device could start sooner. Without a spare buffer (the plan had no room) `ahead` is
-    /// not called.
+    /// ahead: once this partition's H MSM is near its end (its last window and bucket
+    /// reduction left, then the L, A, B MSMs: at 32 GiB on an H200 ~63 + 142 ms, the two
+    /// uploads 156), `ahead` is asked for the next partition, and its `a` (and `b`, with two
+    /// spare buffers) copy into the spare buffers on the copy stream while the rest runs.
+    /// With `a` ahead the NTTs start at once; with `b` too they no longer wait for the
+    /// uploads (`c`'s lands first, under the transforms of `a` and `b`). Asking late keeps a
+    /// caller that claims work in `ahead` from taking a partition another device could
+    /// start sooner. Without a spare buffer (the plan had no room) `ahead` is not called.
     ///
     /// The caller must leave the next partition's `a` and `b` unchanged until the call that
     /// uses them (the key tells the prover which partition it is; an error forgets the
@@ -563,7 +563,7 @@ impl GpuProver {
         self.tables.prepare(&self.dev, log_n)?;
         let d = &self.dev;
         let (cs, ks) = (d.copy, d.compute);
-        let [e_up0, e_a, e_b, e_c, e_rest, e_k0, e_ntt, e_h, e_l, e_a2, e_b2, e_g2, e_next0, e_next, e_lt, e_at, e_bt, e_g2t] =
+        let [e_up0, e_a, e_b, e_c, e_rest, e_k0, e_ntt, e_h, e_l, e_a2, e_b2, e_g2, e_next0, e_next, e_lt, e_at, e_bt, e_g2t, e_h_near] =
             &self.ev;
 
         // Uploads go on the copy stream, each followed by an event the compute stream waits
@@ -609,6 +609,7 @@ impl GpuProver {
             scalars: h,
             host: host.map(|b| b.h),
             terms_done: None,
+            near_end: Some(e_h_near),
         };
         let mut first = 0;
         let win_h = enqueue_sum(
@@ -652,6 +653,7 @@ impl GpuProver {
                 scalars: self.scalars.ptr,
                 host: host_g1.map(|h| h[i]),
                 terms_done: Some([e_lt, e_at, e_bt][i]),
+                near_end: None,
             };
             let w = enqueue_sum(d, &self.work, &mut self.stream, &spec, self.results, first)?;
             wins.push((first, w));
@@ -670,6 +672,7 @@ impl GpuProver {
                     scalars: self.scalars.ptr,
                     host: host.and_then(|b| b.b_g2),
                     terms_done: Some(e_g2t),
+                    near_end: None,
                 };
                 let w = enqueue_sum(d, &g.work, &mut self.stream, &spec, g.results, 0)?;
                 e_g2.record(ks)?;
@@ -677,10 +680,11 @@ impl GpuProver {
             }
             _ => None,
         };
-        // The next partition's `a` (and `b`), once H's MSM has run (see `prove_ahead`).
+        // The next partition's `a` (and `b`), once H's MSM is near its end (see
+        // `prove_ahead`).
         let mut uploaded_ahead = false;
         if !self.spares.is_empty() {
-            e_h.synchronize()?;
+            e_h_near.synchronize()?;
             if let Some(next) = ahead() {
                 let next_inputs = [next.a, next.b];
                 let up = &next_inputs[..self.spares.len()];

@@ -136,7 +136,7 @@ impl GpuProver {
         };
         self.ev[0].record(ks)?;
         let win: Windows =
-            msm::enqueue_msm(d, &self.work, bases, terms, nt, self.scalars.ptr, out)?;
+            msm::enqueue_msm(d, &self.work, bases, terms, nt, self.scalars.ptr, out, None)?;
         msm::enqueue_batch_add(d, &self.work, bases, ones, no, ones_out)?;
         self.ev[1].record(ks)?;
         let mut sums = vec![Xyzz::default(); SLOT];

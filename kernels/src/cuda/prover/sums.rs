@@ -23,6 +23,9 @@ pub(super) struct SumSpec<'p, T> {
     /// Recorded on the compute stream between the terms' Pippenger and the ones' batch
     /// addition when the MSM runs in one piece (resident bases): the two parts' times.
     pub(super) terms_done: Option<&'p Event>,
+    /// Recorded on the compute stream shortly before the Pippenger ends (msm::enqueue_msm's
+    /// `near_end`) when the MSM runs in one piece.
+    pub(super) near_end: Option<&'p Event>,
 }
 
 /// Enqueues one MSM of `prove` (Pippenger over the plan's terms, batch addition over its
@@ -55,11 +58,12 @@ pub(super) fn enqueue_sum<T>(
                 sb.stage(d, &host[pc.lo..pc.hi])?
             }
         };
+        let near_end = spec.near_end.filter(|_| pieces.len() == 1);
         let win = match spec.plan {
             // Dense: term i of the piece is base lo + i with scalar lo + i.
             None => {
                 let scalars = spec.scalars + (pc.lo * FR_BYTES) as u64;
-                let w = msm::enqueue_msm(d, work, at, 0, pc.hi - pc.lo, scalars, out)?;
+                let w = msm::enqueue_msm(d, work, at, 0, pc.hi - pc.lo, scalars, out, near_end)?;
                 d.memset(ones_out, xb, d.compute)?;
                 w
             }
@@ -69,7 +73,7 @@ pub(super) fn enqueue_sum<T>(
                 let base0 = at.wrapping_sub((pc.lo * pb) as u64);
                 let terms = terms + (pc.terms.start * 8) as u64;
                 let nt = pc.terms.len();
-                let w = msm::enqueue_msm(d, work, base0, terms, nt, spec.scalars, out)?;
+                let w = msm::enqueue_msm(d, work, base0, terms, nt, spec.scalars, out, near_end)?;
                 if let (Some(e), 1) = (spec.terms_done, pieces.len()) {
                     e.record(d.compute)?;
                 }
