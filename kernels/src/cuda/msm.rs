@@ -486,8 +486,11 @@ pub(crate) fn enqueue_msm(
     // Bucket ranges a window is scattered in (the same for every window of this MSM).
     let passes = scatter_passes(m) as u32;
     // Bucket reduction: one wave of threads a group (the same cut for every group, so
-    // chunk results line up by window).
-    let wave = dev.resident_threads(pk.bucket_reduce, 64)?;
+    // chunk results line up by window), at most half of MAX_CHUNKS (padding included, a
+    // group's chunk results then fit the workspace on any device).
+    let wave = dev
+        .resident_threads(pk.bucket_reduce, 64)?
+        .min(MAX_CHUNKS / 2);
     let rp = ReducePlan::new(nb, g, wave, w.curve.reduce_threads() as usize);
     assert!(g * rp.pad() <= MAX_CHUNKS);
     // Window i's scatter (i counted from the MSM's first window), in `passes` bucket
