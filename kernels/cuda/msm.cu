@@ -17,15 +17,17 @@
 // 3. msm_scatter (per window): each term's base index, sign in bit 31, lands in its
 //    bucket's range: a counting sort by bucket; large MSMs in several launches over bucket
 //    ranges, one stretch of the sorted array a launch (msm.rs `scatter_passes`).
-// 4. msm_accumulate (per window, or once for all windows of a small MSM): the sorted array is cut into equal chunks of S entries;
-//    each thread sums its chunk (affine + XYZZ additions) in one flat loop, the threads of a
-//    warp in step; a bucket wholly inside the chunk is stored directly, a bucket cut by a
-//    chunk edge leaves a partial (head/tail). G1 prefetches the next entry's base.
+// 4. msm_accumulate (per window, or once for all windows of a small MSM): the sorted array
+//    is cut into equal chunks of S entries; each thread sums its chunk (affine + XYZZ
+//    additions) in one flat loop, the threads of a warp in step; a bucket wholly inside the
+//    chunk is stored directly, a bucket cut by a chunk edge leaves a partial (head/tail). G1
+//    prefetches the next entry's base.
 // 5. msm_fixup (as accumulate): buckets cut across chunks sum their partials; empty = infinity.
 // 6. msm_bucket_reduce (all windows): chunks of Q buckets, one wave of threads, running
 //    sums from the top:
 //    Σ_b (b + 1)·S_b = Σ_{chunks} (Σ_{b in chunk} (b − lo + 1)·S_b + lo·Σ_{b in chunk} S_b).
-// 7. xyzz_reduce: sums groups of points (the chunk results of a window; batch-add partials).
+// 7. xyzz_reduce: sums groups of points (a window's chunk results, in two launches: blocks
+//    of them, then the window's blocks; batch-add partials).
 // The host then combines the W window sums by Horner: Σ_w 2^{w·c}·T_w.
 
 // A bucket cut by a chunk edge: its index and the chunk's part of its sum.
