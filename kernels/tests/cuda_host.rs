@@ -205,6 +205,15 @@ fn bucket_reduction_cut_covers_each_window_once() {
             }
         }
     }
+    // Any forced q (CUZK_MSM_REDUCE_Q) cuts the same way.
+    for q in [0, 1, 3, 8, 128, 135, 256, 1 << 19, 1 << 20] {
+        let rp = ReducePlan::with_q(1 << 19, q, 128);
+        assert!(
+            (rp.chunks - 1) * rp.q < 1 << 19 && rp.chunks * rp.q >= 1 << 19,
+            "{rp:?}"
+        );
+        assert!(rp.pad() >= rp.chunks && rp.pad() - rp.chunks < rp.parts && rp.per <= 128);
+    }
     // H at 2^27 on the H200: one wave of chains of 135 buckets (64K threads of 128 were 1.05 waves).
     let h = ReducePlan::new(1 << 19, 13, 792 * 64, 128);
     assert_eq!((h.q, h.chunks, h.parts, h.per), (135, 3884, 31, 126));

@@ -337,6 +337,18 @@ fn scatter_passes(m: usize) -> usize {
     })
 }
 
+/// `CUZK_MSM_REDUCE_Q`: buckets a bucket-reduction chunk, instead of [`ReducePlan::new`]'s
+/// one wave (for measurements: a sweep of q with one build).
+fn forced_reduce_q() -> Option<usize> {
+    static Q: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    *Q.get_or_init(|| {
+        std::env::var("CUZK_MSM_REDUCE_Q")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|&q| q >= 1)
+    })
+}
+
 /// Phases of [`enqueue_msm`]: digits + scan, scatter, accumulate, fixup, bucket reduction.
 pub const PHASES: [&str; 5] = ["digits", "scatter", "accumulate", "fixup", "reduce"];
 
@@ -395,7 +407,12 @@ pub struct ReducePlan {
 
 impl ReducePlan {
     pub fn new(nb: usize, g: usize, wave: usize, threads: usize) -> ReducePlan {
-        let q = (g * nb).div_ceil(wave.max(1)).clamp(1, nb);
+        Self::with_q(nb, (g * nb).div_ceil(wave.max(1)), threads)
+    }
+
+    /// Chunks of q buckets (clamped to 1..=nb), whatever the wave.
+    pub fn with_q(nb: usize, q: usize, threads: usize) -> ReducePlan {
+        let q = q.clamp(1, nb);
         let chunks = nb.div_ceil(q);
         let parts = chunks.div_ceil(threads);
         let per = chunks.div_ceil(parts);
@@ -491,7 +508,12 @@ pub(crate) fn enqueue_msm(
     let wave = dev
         .resident_threads(pk.bucket_reduce, 64)?
         .min(MAX_CHUNKS / 2);
-    let rp = ReducePlan::new(nb, g, wave, w.curve.reduce_threads() as usize);
+    let rt = w.curve.reduce_threads() as usize;
+    let rp = match forced_reduce_q() {
+        // At least the q of a wave of MAX_CHUNKS / 2, so the results still fit.
+        Some(q) => ReducePlan::with_q(nb, q.max((g * nb).div_ceil(MAX_CHUNKS / 2)), rt),
+        None => ReducePlan::new(nb, g, wave, rt),
+    };
     assert!(g * rp.pad() <= MAX_CHUNKS);
     // Window i's scatter (i counted from the MSM's first window), in `passes` bucket
     // ranges: its digits' entries land in `sorted` at the cursors given.
