@@ -57,6 +57,14 @@ template <class F, class K = Kern<F>> static void plan_msm(bool all_windows) {
   p.scalars = scalars.data(); p.terms = terms.data(); p.digits = digits.data(); p.counts = counts.data();
   p.m = m; p.c = c; p.windows = W; memcpy(p.k, k, 36);
   grid(m, [&] { msm_digits(p); });
+  // Window w's scatter in 1..4 bucket ranges, as msm::scatter_passes may choose.
+  auto scatter = [&](u32 w) {
+    const u32* dw = digits.data() + (size_t)w * m;
+    const u32 passes = 1 + w % 4;
+    u32* cur = cursor.data() + (size_t)w * B;
+    for (u32 r = 0; r < passes; r++)
+      grid(m, [&] { msm_scatter(dw, terms.data(), cur, sorted.data(), m, c, B * r / passes, B * (r + 1) / passes); });
+  };
   // msm_scan's result: exclusive prefix sums of each window's histogram, at stride B with
   // the windows' totals apart (all windows), else the window's own at stride B + 1.
   for (u32 w = 0; w < W; w++) {
@@ -66,12 +74,7 @@ template <class F, class K = Kern<F>> static void plan_msm(bool all_windows) {
     if (all_windows) totals[w] = run;
     else o[B] = run;
     if (!all_windows) {
-      // Window by window in 1..4 bucket ranges, as msm::scatter_passes may choose.
-      const u32* dw = digits.data() + (size_t)w * m;
-      const u32 passes = 1 + w % 4;
-      u32* cur = cursor.data() + (size_t)w * B;
-      for (u32 r = 0; r < passes; r++)
-        grid(m, [&] { msm_scatter(dw, terms.data(), cur, sorted.data(), m, c, B * r / passes, B * (r + 1) / passes); });
+      scatter(w);
       const u32 threads = (m + S - 1) / S;
       std::vector<partial_p<F>> head(threads + 1), tail(threads + 1);
       xyzz_p<F>* bk = buckets.data() + (size_t)w * B;
@@ -81,13 +84,7 @@ template <class F, class K = Kern<F>> static void plan_msm(bool all_windows) {
   }
   if (all_windows) {
     grid(W * B, [&] { msm_rebase(off.data(), cursor.data(), totals.data(), B, W); });
-    for (u32 w = 0; w < W; w++) {
-      const u32 passes = 1 + w % 4;
-      const u32* dw = digits.data() + (size_t)w * m;
-      u32* cur = cursor.data() + (size_t)w * B;
-      for (u32 r = 0; r < passes; r++)
-        grid(m, [&] { msm_scatter(dw, terms.data(), cur, sorted.data(), m, c, B * r / passes, B * (r + 1) / passes); });
-    }
+    for (u32 w = 0; w < W; w++) scatter(w);
     const u32 threads = (W * m + S - 1) / S;
     std::vector<partial_p<F>> head(threads + 1), tail(threads + 1);
     grid(threads, [&] { K::accumulate(sorted.data(), off.data(), W * B, S, bases.data(), buckets.data(), head.data(), tail.data()); });

@@ -2,14 +2,33 @@
 //! of the signed digits (msm.cu `msm_digits`), chosen by the number of terms.
 
 use super::{MAX_CHUNK_THREADS, MAX_FIXUP_CHAIN, MIN_CHUNK, WIDE_C};
+use crate::msm::scalars::Limbs;
 
-/// r − 1 + K must fit the top window; r's limbs (little-endian u64).
-const R: [u64; 4] = [
-    0xffffffff00000001,
+/// r − 1 + K must fit the top window: r − 1's limbs (little-endian u64; r's lowest limb
+/// ends in 1, so no borrow).
+const R_MINUS_1: [u64; 4] = [
+    0xffffffff00000000,
     0x53bda402fffe5bfe,
     0x3339d80809a1d805,
     0x73eda753299d7d48,
 ];
+
+/// t = s + K as 9 little-endian u32 limbs (288 bits: K may pass 256), as msm_digits adds it.
+fn plus_k(s: &Limbs, k: &[u32; 9]) -> [u32; 9] {
+    let mut t = [0u32; 9];
+    let mut carry = 0u64;
+    for (i, ti) in t.iter_mut().enumerate() {
+        let limb = if i < 8 {
+            (s[i / 2] >> (32 * (i % 2))) as u32
+        } else {
+            0
+        };
+        let v = limb as u64 + k[i] as u64 + carry;
+        *ti = v as u32;
+        carry = v >> 32;
+    }
+    t
+}
 
 /// Window width c, window count W and the recoding constant K = Σ_w 2^{w·c + c − 1}.
 #[derive(Clone, Copy, Debug)]
@@ -39,19 +58,7 @@ impl Windows {
                 k[(bit / 32) as usize] |= 1 << (bit % 32);
             }
             // t_max = (r − 1) + K, 288-bit.
-            let mut t = [0u32; 9];
-            let mut carry = 0u64;
-            for (i, ti) in t.iter_mut().enumerate() {
-                let r_limb = if i < 8 {
-                    (R[i / 2] >> (32 * (i % 2))) as u32
-                } else {
-                    0
-                };
-                let r_limb = if i == 0 { r_limb - 1 } else { r_limb };
-                let s = r_limb as u64 + k[i] as u64 + carry;
-                *ti = s as u32;
-                carry = s >> 32;
-            }
+            let t = plus_k(&R_MINUS_1, &k);
             let top_bit = (w - 1) * c;
             let fits = (0..288u32)
                 .filter(|&b| b >= top_bit + c)
@@ -79,19 +86,8 @@ impl Windows {
 
     /// The signed digits the `msm_digits` kernel computes for `s` (a CPU model of it, for
     /// tests): d_w = window w of (s + K) − 2^{c−1}, so s = Σ_w d_w·2^{w·c}.
-    pub fn digits(&self, s: &crate::msm::scalars::Limbs) -> Vec<i64> {
-        let mut t = [0u32; 9];
-        let mut carry = 0u64;
-        for (i, ti) in t.iter_mut().enumerate() {
-            let limb = if i < 8 {
-                (s[i / 2] >> (32 * (i % 2))) as u32
-            } else {
-                0
-            };
-            let v = limb as u64 + self.k[i] as u64 + carry;
-            *ti = v as u32;
-            carry = v >> 32;
-        }
+    pub fn digits(&self, s: &Limbs) -> Vec<i64> {
+        let t = plus_k(s, &self.k);
         (0..self.windows)
             .map(|w| {
                 let bit = w * self.c;
