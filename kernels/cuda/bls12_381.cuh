@@ -153,6 +153,20 @@ __device__ __forceinline__ bool fp_is_zero_lz(const fp_t& a) {
 // x mod p for x < 2p.
 __device__ __forceinline__ fp_t fp_canon(const fp_t& a) { fp_t r; u32 cy = 0; sub_p_once<FpP>(r.v, a.v, cy); return r; }
 
+// The field interface of the split accumulator's madd (ec.cuh xyzz_madd_sh): over Fp the
+// lazily reduced operations above; over Fp2 (fp2.cuh) the reduced ones, which keep the same
+// bounds (below p is below 2p). Thin inline forwards, as the f_ interface below.
+__device__ __forceinline__ fp_t f_mul_lz(const fp_t& a, const fp_t& b) { return fp_mul_lz(a, b); }
+__device__ __forceinline__ fp_t f_sqr_lz(const fp_t& a) { return fp_sqr_lz(a); }
+__device__ __forceinline__ fp_t f_mul_sub_mul_lz(const fp_t& a, const fp_t& b, const fp_t& c, const fp_t& d) {
+  return fp_mul_sub_mul_lz(a, b, c, d);
+}
+__device__ __forceinline__ fp_t f_add_lz(const fp_t& a, const fp_t& b) { return fp_add_lz(a, b); }
+__device__ __forceinline__ fp_t f_sub_lz(const fp_t& a, const fp_t& b) { return fp_sub_lz(a, b); }
+__device__ __forceinline__ fp_t f_sub_lz_4p(const fp_t& a, const fp_t& b) { return fp_sub_lz_4p(a, b); }
+__device__ __forceinline__ bool f_is_zero_lz(const fp_t& a) { return fp_is_zero_lz(a); }
+__device__ __forceinline__ fp_t f_canon(const fp_t& a) { return fp_canon(a); }
+
 // The two halves of fp_mul as calls of their own, for Fp2 (fp2.cuh), whose products keep
 // their Karatsuba terms double-width and reduce two of three: a·b (2N limbs, any 12-limb
 // a, b, e.g. sums of two reduced elements) and T·R^{-1} for T < p·R.

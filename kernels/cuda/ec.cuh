@@ -186,12 +186,12 @@ __device__ __forceinline__ void xyzz_sh_init(xyzz_sh<F>& p, F* zz_slot, F* zzz_s
   p.zzz = sh_addr(zzz_slot);
   xyzz_sh_set_inf(p);
 }
-// The accumulator as a point, its coordinates reduced below p (the madd keeps them below
-// 2p, see fp_mul_lz). G1 only.
+// The accumulator as a point, its coordinates reduced below p (over Fp the madd keeps them
+// below 2p, see fp_mul_lz; over Fp2 they are reduced already).
 template <class F>
 __device__ __forceinline__ xyzz_p<F> xyzz_sh_get(const xyzz_sh<F>& p) {
   xyzz_p<F> r;
-  r.X = fp_canon(p.X); r.Y = fp_canon(p.Y); r.ZZ = fp_canon(sh_ld<F>(p.zz)); r.ZZZ = fp_canon(sh_ld<F>(p.zzz));
+  r.X = f_canon(p.X); r.Y = f_canon(p.Y); r.ZZ = f_canon(sh_ld<F>(p.zz)); r.ZZZ = f_canon(sh_ld<F>(p.zzz));
   return r;
 }
 template <class F>
@@ -210,8 +210,9 @@ __device__ __noinline__ xyzz_p<F> xyzz_madd_same_x(xyzz_p<F> p, affine_p<F> a) {
 }
 
 // p += ±a for the affine point at shared address `a` (x, then y); a may be infinity (all
-// zeros), which adds nothing, as in xyzz_add_affine_signed. G1 only: the accumulator's
-// coordinates and the temporaries are lazily reduced Fp (below 2p: fp_mul_lz and its kin);
+// zeros), which adds nothing, as in xyzz_add_affine_signed. Over Fp the accumulator's
+// coordinates and the temporaries are lazily reduced (below 2p: fp_mul_lz and its kin, through
+// the f_*_lz interface; over Fp2 that interface is the reduced operations);
 // the base's are reduced, which is below 2p too. ZZ = 0 exactly marks infinity: it is set so,
 // and a product of non-zero values is ≢ 0, so neither 0 nor p.
 template <class F>
@@ -226,8 +227,8 @@ __device__ __forceinline__ void xyzz_madd_sh(xyzz_sh<F>& p, sh_ptr a, bool neg) 
     sh_st(p.zzz, f_one<F>());
     return;
   }
-  const F P = fp_sub_lz(fp_mul_lz(sh_ld<F>(ax), sh_ld<F>(p.zz)), p.X);
-  if (fp_is_zero_lz(P)) {
+  const F P = f_sub_lz(f_mul_lz(sh_ld<F>(ax), sh_ld<F>(p.zz)), p.X);
+  if (f_is_zero_lz(P)) {
     affine_p<F> b;
     b.x = sh_ld<F>(ax);
     b.y = sh_ld<F>(ay);
@@ -235,16 +236,16 @@ __device__ __forceinline__ void xyzz_madd_sh(xyzz_sh<F>& p, sh_ptr a, bool neg) 
     xyzz_sh_put(p, xyzz_madd_same_x(xyzz_sh_get(p), b));
     return;
   }
-  const F PP = fp_sqr_lz(P);
-  sh_st(p.zz, fp_mul_lz(sh_ld<F>(p.zz), PP));  // ZZ3 = ZZ·PP
-  const F PPP = fp_mul_lz(P, PP);
-  const F Q = fp_mul_lz(p.X, PP);
+  const F PP = f_sqr_lz(P);
+  sh_st(p.zz, f_mul_lz(sh_ld<F>(p.zz), PP));  // ZZ3 = ZZ·PP
+  const F PPP = f_mul_lz(P, PP);
+  const F Q = f_mul_lz(p.X, PP);
   F y = sh_ld<F>(ay);
   if (neg) y = f_neg(y);
-  const F R = fp_sub_lz(fp_mul_lz(y, sh_ld<F>(p.zzz)), p.Y);
-  sh_st(p.zzz, fp_mul_lz(sh_ld<F>(p.zzz), PPP));  // ZZZ3 = ZZZ·PPP
-  const F X3 = fp_sub_lz(fp_sub_lz(fp_sqr_lz(R), PPP), fp_add_lz(Q, Q));
-  p.Y = fp_mul_sub_mul_lz(R, fp_sub_lz_4p(Q, X3), p.Y, PPP);  // Y3 = R(Q − X3) − Y·PPP
+  const F R = f_sub_lz(f_mul_lz(y, sh_ld<F>(p.zzz)), p.Y);
+  sh_st(p.zzz, f_mul_lz(sh_ld<F>(p.zzz), PPP));  // ZZZ3 = ZZZ·PPP
+  const F X3 = f_sub_lz(f_sub_lz(f_sqr_lz(R), PPP), f_add_lz(Q, Q));
+  p.Y = f_mul_sub_mul_lz(R, f_sub_lz_4p(Q, X3), p.Y, PPP);  // Y3 = R(Q − X3) − Y·PPP
   p.X = X3;
 }
 

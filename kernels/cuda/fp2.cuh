@@ -71,3 +71,16 @@ __device__ __forceinline__ fp2_t f_neg(const fp2_t& a) { return fp2_neg(a); }
 __device__ __forceinline__ bool f_is_zero(const fp2_t& a) { return fp2_is_zero(a); }
 template <> __device__ __forceinline__ fp2_t f_one<fp2_t>() { return fp2_one(); }
 template <> __device__ __forceinline__ fp2_t f_zero<fp2_t>() { return fp2_zero(); }
+
+// The split accumulator's interface (bls12_381.cuh f_mul_lz): over Fp2 the reduced
+// operations, whose results below p meet the lazy bounds (below 2p; Q − X3 below 4p).
+__device__ __forceinline__ fp2_t f_mul_lz(const fp2_t& a, const fp2_t& b) { return fp2_mul(a, b); }
+__device__ __forceinline__ fp2_t f_sqr_lz(const fp2_t& a) { return fp2_sqr(a); }
+__device__ __forceinline__ fp2_t f_mul_sub_mul_lz(const fp2_t& a, const fp2_t& b, const fp2_t& c, const fp2_t& d) {
+  return f_mul_sub_mul(a, b, c, d);
+}
+__device__ __forceinline__ fp2_t f_add_lz(const fp2_t& a, const fp2_t& b) { return fp2_add(a, b); }
+__device__ __forceinline__ fp2_t f_sub_lz(const fp2_t& a, const fp2_t& b) { return fp2_sub(a, b); }
+__device__ __forceinline__ fp2_t f_sub_lz_4p(const fp2_t& a, const fp2_t& b) { return fp2_sub(a, b); }
+__device__ __forceinline__ bool f_is_zero_lz(const fp2_t& a) { return fp2_is_zero(a); }
+__device__ __forceinline__ fp2_t f_canon(const fp2_t& a) { return a; }

@@ -254,7 +254,8 @@ __device__ __forceinline__ void cp_async_wait1() {
 #endif
 }
 
-#define ACC_BLOCK 128  // threads per accumulate block (msm.rs launches 128)
+#define ACC_BLOCK 128    // threads per G1 accumulate block (msm.rs `Curve::acc_block`)
+#define ACC_BLOCK_G2 64  // threads per G2 split accumulate / batch-add block
 
 // Copies one base into this thread's shared slot, 16 bytes at a time (cp.async).
 template <class F>
@@ -276,12 +277,14 @@ __device__ __forceinline__ void prefetch_base(affine_p<F>* slot, const affine_p<
 // inlined so only the products are calls, and the base read from its prefetch slot where a
 // product takes a coordinate. Without it the called madd moves the accumulator and its
 // temporaries through local memory (~220 local loads and stores a madd).
-template <class F, bool SPLIT>
+// BLOCK: the threads a block (G1 ACC_BLOCK; G2 ACC_BLOCK_G2, its 192-byte bases and 96-byte
+// coordinates filling the 48 KiB a block may declare at half as many threads).
+template <class F, bool SPLIT, int BLOCK = ACC_BLOCK>
 __device__ __forceinline__ void accumulate_pf(const u32* sorted, const u32* off, u32 B, u32 S,
                                               const affine_p<F>* bases, xyzz_p<F>* buckets,
                                               partial_p<F>* head, partial_p<F>* tail) {
-  __shared__ affine_p<F> slot[2][ACC_BLOCK];
-  __shared__ F zz[SPLIT ? ACC_BLOCK : 1], zzz[SPLIT ? ACC_BLOCK : 1];
+  __shared__ affine_p<F> slot[2][BLOCK];
+  __shared__ F zz[SPLIT ? BLOCK : 1], zzz[SPLIT ? BLOCK : 1];
   const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
   const u32 total = off[B];
   const u32 start = t * S;
@@ -348,6 +351,12 @@ __device__ __forceinline__ void accumulate_split(const u32* sorted, const u32* o
                                                  partial_p<F>* head, partial_p<F>* tail) {
   accumulate_pf<F, true>(sorted, off, B, S, bases, buckets, head, tail);
 }
+template <class F>
+__device__ __forceinline__ void accumulate_split_g2(const u32* sorted, const u32* off, u32 B, u32 S,
+                                                    const affine_p<F>* bases, xyzz_p<F>* buckets,
+                                                    partial_p<F>* head, partial_p<F>* tail) {
+  accumulate_pf<F, true, ACC_BLOCK_G2>(sorted, off, B, S, bases, buckets, head, tail);
+}
 #define ACCUMULATE_BUILD(name, F, bounds, loop)                                              \
   extern "C" __global__ void bounds name(const u32* sorted, const u32* off, u32 B, u32 S,    \
                                          const affine_p<F>* bases, xyzz_p<F>* buckets,      \
@@ -359,6 +368,9 @@ ACCUMULATE_BUILD(msm_accumulate_flat, fp_t, , accumulate)
 ACCUMULATE_BUILD(msm_accumulate_split, fp_t, __launch_bounds__(ACC_BLOCK, 4), accumulate_split)
 ACCUMULATE_BUILD(msm_accumulate, fp_t, __launch_bounds__(ACC_BLOCK, 6), accumulate)
 ACCUMULATE_BUILD(msm_accumulate_g2, fp2_t, , accumulate)
+// G2 with the split accumulator and the prefetch, blocks of ACC_BLOCK_G2 (36 KiB of shared
+// memory: two 192-byte base slots and the 96-byte ZZ, ZZZ a thread), uncapped.
+ACCUMULATE_BUILD(msm_accumulate_split_g2, fp2_t, __launch_bounds__(ACC_BLOCK_G2), accumulate_split_g2)
 
 // Bucket b's sum from the partials of the chunks that cut it; an empty bucket is infinity.
 template <class F>
@@ -485,10 +497,11 @@ BATCH_ADD(batch_add_g2, fp2_t, )                       // G2: uncapped, one wave
 
 // The batch addition of the Split build (msm::AccumulateBuild): the SPLIT prefetching loop without
 // runs, the next base prefetched into shared memory, the accumulator split (xyzz_madd_sh).
-extern "C" __global__ void __launch_bounds__(ACC_BLOCK, 4) batch_add_split(const affine_t* bases, const u32* idx,
-                                                                           u32 n, u32 S, xyzz_t* out) {
-  __shared__ affine_t slot[2][ACC_BLOCK];
-  __shared__ fp_t zz[ACC_BLOCK], zzz[ACC_BLOCK];
+template <class F, int BLOCK>
+__device__ __forceinline__ void batch_add_split_loop(const affine_p<F>* bases, const u32* idx, u32 n, u32 S,
+                                                     xyzz_p<F>* out) {
+  __shared__ affine_p<F> slot[2][BLOCK];
+  __shared__ F zz[BLOCK], zzz[BLOCK];
   const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
   const u32 lo = t * S;
   if (lo >= n) return;
@@ -496,7 +509,7 @@ extern "C" __global__ void __launch_bounds__(ACC_BLOCK, 4) batch_add_split(const
   prefetch_base(&slot[0][threadIdx.x], bases + (idx ? idx[lo] : lo));
   cp_async_commit();
   u32 k = 0;
-  xyzz_sh<fp_t> acc;
+  xyzz_sh<F> acc;
   xyzz_sh_init(acc, &zz[threadIdx.x], &zzz[threadIdx.x]);
   for (u32 i = lo; i < hi; i++) {
     if (i + 1 < hi) prefetch_base(&slot[k ^ 1][threadIdx.x], bases + (idx ? idx[i + 1] : i + 1));
@@ -506,4 +519,13 @@ extern "C" __global__ void __launch_bounds__(ACC_BLOCK, 4) batch_add_split(const
     k ^= 1;
   }
   out[t] = xyzz_sh_get(acc);
+}
+extern "C" __global__ void __launch_bounds__(ACC_BLOCK, 4) batch_add_split(const affine_t* bases, const u32* idx,
+                                                                           u32 n, u32 S, xyzz_t* out) {
+  batch_add_split_loop<fp_t, ACC_BLOCK>(bases, idx, n, S, out);
+}
+extern "C" __global__ void __launch_bounds__(ACC_BLOCK_G2) batch_add_split_g2(const g2_affine_t* bases,
+                                                                              const u32* idx, u32 n, u32 S,
+                                                                              g2_xyzz_t* out) {
+  batch_add_split_loop<fp2_t, ACC_BLOCK_G2>(bases, idx, n, S, out);
 }

@@ -359,27 +359,31 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
         // buckets, a short last chunk) or 4.
         let q = (win.buckets() as u32).min(if c % 3 == 1 { 3 } else { 4 });
         let w = win.windows as usize;
-        let out = run(
-            &exe,
-            dir.path(),
-            &plan_record(5, all, &win, chunk, q, &g2, &scalars, &terms, &ones),
-        );
-        assert_eq!(out.len(), (w + 1) * 384);
-        let sums: Vec<Xyzz2> = (0..w)
-            .map(|i| {
-                let mut x = Xyzz2::default();
-                for (j, l) in x.0.iter_mut().flatten().flatten().enumerate() {
-                    let o = 384 * i + 8 * j;
-                    *l = u64::from_le_bytes(out[o..o + 8].try_into().unwrap());
-                }
-                x
-            })
-            .collect();
-        let got = combine_windows(&win, &sums) + xyzz2_at(&out[384 * w..]);
-        assert_eq!(
-            got, want2,
-            "G2, c = {c}, chunks of {chunk}, all windows at once: {all}"
-        );
+        // G2 with the default build (op 5: the split accumulator), then the called madd's
+        // (op 15).
+        for (op, build) in [(5, "msm_accumulate_split_g2"), (15, "msm_accumulate_g2")] {
+            let out = run(
+                &exe,
+                dir.path(),
+                &plan_record(op, all, &win, chunk, q, &g2, &scalars, &terms, &ones),
+            );
+            assert_eq!(out.len(), (w + 1) * 384);
+            let sums: Vec<Xyzz2> = (0..w)
+                .map(|i| {
+                    let mut x = Xyzz2::default();
+                    for (j, l) in x.0.iter_mut().flatten().flatten().enumerate() {
+                        let o = 384 * i + 8 * j;
+                        *l = u64::from_le_bytes(out[o..o + 8].try_into().unwrap());
+                    }
+                    x
+                })
+                .collect();
+            let got = combine_windows(&win, &sums) + xyzz2_at(&out[384 * w..]);
+            assert_eq!(
+                got, want2,
+                "G2 {build}, c = {c}, chunks of {chunk}, all windows at once: {all}"
+            );
+        }
 
         // G1 with the default build (op 6: the split accumulator), then the called madd's
         // (op 16).

@@ -67,6 +67,15 @@ impl Curve {
         16 + self.xyzz_bytes()
     }
 
+    /// Threads of an accumulate / batch-add block (msm.cu `ACC_BLOCK`, `ACC_BLOCK_G2`):
+    /// the split kernels' shared slots are this many.
+    pub const fn acc_block(self) -> u32 {
+        match self {
+            Curve::G1 => 128,
+            Curve::G2 => 64,
+        }
+    }
+
     /// Threads of a window-sum / batch-add reduction block (msm.cu `REDUCE_THREADS`,
     /// `REDUCE_THREADS_G2`): the kernels' shared arrays are this long.
     pub const fn reduce_threads(self) -> u32 {
@@ -114,11 +123,17 @@ fn point_kernels(dev: &Device, curve: Curve) -> Result<PointKernels, GpuError> {
             },
         },
         Curve::G2 => PointKernels {
-            accumulate: k.msm_accumulate_g2,
+            accumulate: match AccumulateBuild::current() {
+                AccumulateBuild::Split => k.msm_accumulate_split_g2,
+                _ => k.msm_accumulate_g2,
+            },
             fixup: k.msm_fixup_g2,
             bucket_reduce: k.msm_bucket_reduce_g2,
             reduce: k.xyzz_reduce_g2,
-            batch_add: k.batch_add_g2,
+            batch_add: match AccumulateBuild::current() {
+                AccumulateBuild::Split => k.batch_add_split_g2,
+                _ => k.batch_add_g2,
+            },
         },
     })
 }
@@ -497,7 +512,8 @@ pub(crate) fn enqueue_msm(
     // of 2^27) sort and accumulate a window at a time in one window's array.
     let all_windows = !grouped && nw * m <= w.sorted_entries;
     let acc_n = if all_windows { nw * m } else { m };
-    let acc_s = chunk_len(dev, pk.accumulate, 128, acc_n)? as u32;
+    let ab = w.curve.acc_block();
+    let acc_s = chunk_len(dev, pk.accumulate, ab, acc_n)? as u32;
     let acc_threads = acc_n.div_ceil(acc_s as usize);
     let (m32, c32, b32) = (m as u32, win.c, nb as u32);
     // Bucket ranges a window is scattered in (the same for every window of this MSM).
@@ -548,8 +564,8 @@ pub(crate) fn enqueue_msm(
             dev.launch(
                 "msm accumulate",
                 pk.accumulate,
-                grid(acc_threads, 128),
-                128,
+                grid(acc_threads, ab),
+                ab,
                 0,
                 s,
                 &mut args![
@@ -706,7 +722,8 @@ pub(crate) fn enqueue_batch_add(
     let s = dev.compute;
     let pk = point_kernels(dev, w.curve)?;
     let rt = w.curve.reduce_threads();
-    let per = chunk_len(dev, pk.batch_add, 128, n)?;
+    let ab = w.curve.acc_block();
+    let per = chunk_len(dev, pk.batch_add, ab, n)?;
     let parts = n.div_ceil(per);
     let groups = parts.div_ceil(256);
     let (n32, per32, parts32, g256, groups32) =
@@ -719,8 +736,8 @@ pub(crate) fn enqueue_batch_add(
         dev.launch(
             "batch add",
             pk.batch_add,
-            grid(parts, 128),
-            128,
+            grid(parts, ab),
+            ab,
             0,
             s,
             &mut args![bases, idx, n32, per32, w.partials.ptr],

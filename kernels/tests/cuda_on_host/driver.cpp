@@ -5,33 +5,41 @@
 static void rd(void* p, size_t n) { if (fread(p, 1, n, stdin) != n) { fprintf(stderr, "short read\n"); exit(2); } }
 static void wr(const void* p, size_t n) { fwrite(p, 1, n, stdout); }
 
-// A launch: every thread of the grid in turn (blocks of 128, as the host launches them).
-template <class Fn> static void grid(unsigned threads, Fn f) {
-  blockDim.x = 128;
-  for (unsigned b = 0; b * 128 < threads; b++)
-    for (unsigned t = 0; t < 128; t++) { blockIdx.x = b; threadIdx.x = t; f(); }
+// A launch: every thread of the grid in turn, in blocks of `block` threads (128 unless the
+// host launches the kernel with other blocks).
+template <class Fn> static void grid(unsigned threads, Fn f, unsigned block = 128) {
+  blockDim.x = block;
+  for (unsigned b = 0; b * block < threads; b++)
+    for (unsigned t = 0; t < block; t++) { blockIdx.x = b; threadIdx.x = t; f(); }
 }
 
-// The point kernels of one curve (G1: the default build, msm::AccumulateBuild::Split).
+// The point kernels of one curve (the default build, msm::AccumulateBuild::Split); `block`:
+// the accumulate and batch-add blocks (msm.rs `Curve::acc_block`).
 template <class F> struct Kern;
 template <> struct Kern<fp2_t> {
-  static constexpr auto accumulate = &msm_accumulate_g2;
+  static constexpr auto accumulate = &msm_accumulate_split_g2;
   static constexpr auto fixup = &msm_fixup_g2;
   static constexpr auto bucket_reduce = &msm_bucket_reduce_g2;
-  static constexpr auto batch = &batch_add_g2;
+  static constexpr auto batch = &batch_add_split_g2;
+  static constexpr unsigned block = ACC_BLOCK_G2;
 };
 template <> struct Kern<fp_t> {
   static constexpr auto accumulate = &msm_accumulate_split;
   static constexpr auto fixup = &msm_fixup;
   static constexpr auto bucket_reduce = &msm_bucket_reduce;
   static constexpr auto batch = &batch_add_split;
+  static constexpr unsigned block = ACC_BLOCK;
 };
 
-// The G1 kernels that call the madd (msm::AccumulateBuild::Wide: msm_accumulate_wide,
-// batch_add), the default before the split accumulator.
+// The kernels that call the madd (msm::AccumulateBuild::Wide: G1 msm_accumulate_wide,
+// batch_add, the default before the split accumulator; G2 msm_accumulate_g2, batch_add_g2).
 struct KernCalled : Kern<fp_t> {
   static constexpr auto accumulate = &msm_accumulate_wide;
   static constexpr auto batch = &batch_add;
+};
+struct KernCalledG2 : Kern<fp2_t> {
+  static constexpr auto accumulate = &msm_accumulate_g2;
+  static constexpr auto batch = &batch_add_g2;
 };
 
 // Reads c, W, K[9], S, Q, counts, bases, scalars, terms, ones; runs the launch sequence of
@@ -78,7 +86,7 @@ template <class F, class K = Kern<F>> static void plan_msm(bool all_windows) {
       const u32 threads = (m + S - 1) / S;
       std::vector<partial_p<F>> head(threads + 1), tail(threads + 1);
       xyzz_p<F>* bk = buckets.data() + (size_t)w * B;
-      grid(threads, [&] { K::accumulate(sorted.data(), o, B, S, bases.data(), bk, head.data(), tail.data()); });
+      grid(threads, [&] { K::accumulate(sorted.data(), o, B, S, bases.data(), bk, head.data(), tail.data()); }, K::block);
       grid(B, [&] { Kern<F>::fixup(o, B, S, bk, head.data(), tail.data()); });
     }
   }
@@ -87,7 +95,7 @@ template <class F, class K = Kern<F>> static void plan_msm(bool all_windows) {
     for (u32 w = 0; w < W; w++) scatter(w);
     const u32 threads = (W * m + S - 1) / S;
     std::vector<partial_p<F>> head(threads + 1), tail(threads + 1);
-    grid(threads, [&] { K::accumulate(sorted.data(), off.data(), W * B, S, bases.data(), buckets.data(), head.data(), tail.data()); });
+    grid(threads, [&] { K::accumulate(sorted.data(), off.data(), W * B, S, bases.data(), buckets.data(), head.data(), tail.data()); }, K::block);
     grid(W * B, [&] { Kern<F>::fixup(off.data(), W * B, S, buckets.data(), head.data(), tail.data()); });
   }
   grid(W * pad, [&] { Kern<F>::bucket_reduce(buckets.data(), B, Q, W, pad, reduced.data()); });
@@ -98,7 +106,7 @@ template <class F, class K = Kern<F>> static void plan_msm(bool all_windows) {
   }
   const u32 parts = (no + S - 1) / S;
   std::vector<xyzz_p<F>> part(parts + 1);
-  grid(parts, [&] { K::batch(bases.data(), ones.data(), no, S, part.data()); });
+  grid(parts, [&] { K::batch(bases.data(), ones.data(), no, S, part.data()); }, K::block);
   xyzz_p<F> acc; xyzz_set_inf(acc);
   for (u32 i = 0; i < parts; i++) xyzz_add(acc, part[i]);
   wr(&acc, sizeof acc);
@@ -141,6 +149,8 @@ int main() {
     } else if (op == 5) {  // a plan MSM over G2 through the MSM kernels (n = 1: all windows
                            // in one sorted array)
       plan_msm<fp2_t>(n != 0);
+    } else if (op == 15) {  // the same with the called madd (msm_accumulate_g2, batch_add_g2)
+      plan_msm<fp2_t, KernCalledG2>(n != 0);
     } else if (op == 6) {  // the same over G1
       plan_msm<fp_t>(n != 0);
     } else if (op == 16) {  // the same with the called madd (msm_accumulate_wide, batch_add)
