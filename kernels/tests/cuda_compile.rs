@@ -10,7 +10,7 @@ use cuzk_kernels::cuda::source;
 use cuzk_kernels::cuda::{driver_present, GpuError, GpuProver, ResidentBases};
 use cuzk_kernels::msm::scalars;
 
-const KERNELS: [&str; 26] = [
+const KERNELS: [&str; 28] = [
     "ntt_pass",
     "ntt_pass_full",
     "ntt_pass_r9",
@@ -28,10 +28,12 @@ const KERNELS: [&str; 26] = [
     "batch_add",
     // G2 instantiations of the point kernels (B_G2 MSM).
     "msm_accumulate_g2",
+    "msm_accumulate_split_g2",
     "msm_fixup_g2",
     "msm_bucket_reduce_g2",
     "xyzz_reduce_g2",
     "batch_add_g2",
+    "batch_add_split_g2",
     "srs_synthetic",
     "test_fr_mul",
     "test_fp_mul",
