@@ -409,8 +409,10 @@ fn prover_with_b_g2_fits_an_h200() {
     assert!(with < 139 << 30, "G1 {g1} + B_G2 {extra} bytes");
 }
 
-/// The host's sizes and block shapes for G2 are the kernels': point sizes, and the
-/// reduction blocks whose shared arrays msm.cu sizes by REDUCE_THREADS / REDUCE_THREADS_G2.
+/// The host's sizes and block shapes for G2 are the kernels': point sizes, the reduction
+/// blocks whose shared arrays msm.cu sizes by REDUCE_THREADS / REDUCE_THREADS_G2, and the
+/// accumulation / batch-addition blocks whose shared slots it sizes by ACC_BLOCK /
+/// ACC_BLOCK_G2 (a launch with more threads than slots would overrun them).
 #[test]
 fn host_constants_match_the_kernel_source() {
     use cuzk_kernels::cuda::layout::{Xyzz, XYZZ2_BYTES};
@@ -419,11 +421,26 @@ fn host_constants_match_the_kernel_source() {
     assert_eq!(MsmCurve::G2.xyzz_bytes(), std::mem::size_of::<Xyzz2>());
     assert_eq!(XYZZ2_BYTES, 2 * MsmCurve::G1.xyzz_bytes());
     let msm = SOURCES.iter().find(|(n, _)| *n == "msm.cu").unwrap().1;
+    // `#define NAME value` (a comment may follow): the value.
+    let defined = |name: &str| -> u32 {
+        let head = format!("#define {name} ");
+        let line = msm
+            .lines()
+            .find(|l| l.starts_with(&head))
+            .unwrap_or_else(|| panic!("msm.cu defines no {name}"));
+        line[head.len()..]
+            .split_whitespace()
+            .next()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("msm.cu: `{line}`"))
+    };
     for (name, curve) in [
         ("REDUCE_THREADS", MsmCurve::G1),
         ("REDUCE_THREADS_G2", MsmCurve::G2),
     ] {
-        let line = format!("#define {name} {}\n", curve.reduce_threads());
-        assert!(msm.contains(&line), "msm.cu lacks `{}`", line.trim());
+        assert_eq!(defined(name), curve.reduce_threads(), "{name}");
+    }
+    for (name, curve) in [("ACC_BLOCK", MsmCurve::G1), ("ACC_BLOCK_G2", MsmCurve::G2)] {
+        assert_eq!(defined(name), curve.acc_block(), "{name}");
     }
 }
