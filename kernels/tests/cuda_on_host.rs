@@ -27,7 +27,7 @@ use std::path::Path;
 use std::process::Command;
 
 use blstrs::{Fp, Fp2, G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
-use cuzk_kernels::cuda::layout::{bytes_of, Xyzz, Xyzz2};
+use cuzk_kernels::cuda::layout::{bytes_of, DeviceXyzz, Xyzz, Xyzz2};
 use cuzk_kernels::cuda::msm::{combine_windows, Windows};
 use cuzk_kernels::cuda::source::SOURCES;
 use cuzk_kernels::cuda::synthetic::random_g2_bases;
@@ -130,12 +130,27 @@ fn fp2_at(b: &[u8]) -> Fp2 {
     Fp2::new(limbs(0), limbs(48))
 }
 
+/// The device's XYZZ point at the start of `b` (its bytes as the kernels wrote them).
+fn xyzz_raw<P: DeviceXyzz>(b: &[u8]) -> P {
+    let n = std::mem::size_of::<P>();
+    let mut x = P::default();
+    // SAFETY: P is Xyzz or Xyzz2, repr(C) arrays of u64 limbs: any n bytes are a value of it,
+    // and b holds at least n (the slice index checks).
+    unsafe { std::ptr::copy_nonoverlapping(b[..n].as_ptr(), &mut x as *mut P as *mut u8, n) };
+    x
+}
+
 fn xyzz2_at(b: &[u8]) -> G2Projective {
-    let mut x = Xyzz2::default();
-    for (i, c) in x.0.iter_mut().flatten().flatten().enumerate() {
-        *c = u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().unwrap());
-    }
-    x.to_projective()
+    xyzz_raw::<Xyzz2>(b).to_projective()
+}
+
+/// A plan MSM's driver output: the W window sums, then the ones' batch sum, combined as the
+/// host does (`combine_windows`, then the batch sum added).
+fn plan_sum<P: DeviceXyzz>(out: &[u8], win: &Windows) -> P::Projective {
+    let (n, w) = (std::mem::size_of::<P>(), win.windows as usize);
+    assert_eq!(out.len(), (w + 1) * n);
+    let sums: Vec<P> = (0..w).map(|i| xyzz_raw(&out[n * i..])).collect();
+    combine_windows(win, &sums) + xyzz_raw::<P>(&out[n * w..]).to_projective()
 }
 
 #[test]
@@ -291,11 +306,7 @@ fn plan_record<T: Copy>(
 }
 
 fn xyzz1_at(b: &[u8]) -> G1Projective {
-    let mut x = Xyzz::default();
-    for (i, c) in x.0.iter_mut().flatten().enumerate() {
-        *c = u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().unwrap());
-    }
-    x.to_projective()
+    xyzz_raw::<Xyzz>(b).to_projective()
 }
 
 /// msm.cu's kernels in their launch order, for G2 and G1, against Σ s·P by blst: scalars 0,
@@ -358,7 +369,6 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
         // Bucket-reduction chunks of 3 buckets (c = 4, 13: not dividing the window's
         // buckets, a short last chunk) or 4.
         let q = (win.buckets() as u32).min(if c % 3 == 1 { 3 } else { 4 });
-        let w = win.windows as usize;
         // G2 with the default build (op 5: the split accumulator), then the called madd's
         // (op 15).
         for (op, build) in [(5, "msm_accumulate_split_g2"), (15, "msm_accumulate_g2")] {
@@ -367,20 +377,9 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
                 dir.path(),
                 &plan_record(op, all, &win, chunk, q, &g2, &scalars, &terms, &ones),
             );
-            assert_eq!(out.len(), (w + 1) * 384);
-            let sums: Vec<Xyzz2> = (0..w)
-                .map(|i| {
-                    let mut x = Xyzz2::default();
-                    for (j, l) in x.0.iter_mut().flatten().flatten().enumerate() {
-                        let o = 384 * i + 8 * j;
-                        *l = u64::from_le_bytes(out[o..o + 8].try_into().unwrap());
-                    }
-                    x
-                })
-                .collect();
-            let got = combine_windows(&win, &sums) + xyzz2_at(&out[384 * w..]);
             assert_eq!(
-                got, want2,
+                plan_sum::<Xyzz2>(&out, &win),
+                want2,
                 "G2 {build}, c = {c}, chunks of {chunk}, all windows at once: {all}"
             );
         }
@@ -393,18 +392,9 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
                 dir.path(),
                 &plan_record(op, all, &win, chunk, q, &g1, &scalars, &terms, &ones),
             );
-            assert_eq!(out.len(), (w + 1) * 192);
-            let mut got = xyzz1_at(&out[192 * w..]);
-            let mut acc = G1Projective::identity();
-            for i in (0..w).rev() {
-                for _ in 0..c {
-                    acc = acc.double();
-                }
-                acc += xyzz1_at(&out[192 * i..]);
-            }
-            got += acc;
             assert_eq!(
-                got, want1,
+                plan_sum::<Xyzz>(&out, &win),
+                want1,
                 "G1 {build}, c = {c}, chunks of {chunk}, all windows at once: {all}"
             );
         }
