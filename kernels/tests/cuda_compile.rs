@@ -10,7 +10,7 @@ use cuzk_kernels::cuda::source;
 use cuzk_kernels::cuda::{driver_present, GpuError, GpuProver, ResidentBases};
 use cuzk_kernels::msm::scalars;
 
-const KERNELS: [&str; 28] = [
+const KERNELS: [&str; 32] = [
     "ntt_pass",
     "ntt_pass_full",
     "ntt_pass_r9",
@@ -34,6 +34,11 @@ const KERNELS: [&str; 28] = [
     "xyzz_reduce_g2",
     "batch_add_g2",
     "batch_add_split_g2",
+    // The ones over the bases' aligned pair sums, and the pair sums' making (pairs.cu).
+    "batch_add_pairs",
+    "batch_add_pairs_g2",
+    "pair_sums_g1",
+    "pair_sums_g2",
     "srs_synthetic",
     "test_fr_mul",
     "test_fp_mul",

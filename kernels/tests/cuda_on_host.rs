@@ -55,13 +55,14 @@ const DRIVER: &str = include_str!("cuda_on_host/driver.cpp");
 
 /// The sources the driver uses, in the order NVRTC sees them (ntt.cu, srs.cu, selftest.cu
 /// are not needed).
-const LAYERS: [&str; 6] = [
+const LAYERS: [&str; 7] = [
     "field.cuh",
     "bls12_381.cuh",
     "shoup.cuh",
     "fp2.cuh",
     "ec.cuh",
     "msm.cu",
+    "pairs.cu",
 ];
 
 /// Builds the driver in `dir`. A missing C++ compiler fails the test: the check must run
@@ -145,12 +146,14 @@ fn xyzz2_at(b: &[u8]) -> G2Projective {
 }
 
 /// A plan MSM's driver output: the W window sums, then the ones' batch sum, combined as the
-/// host does (`combine_windows`, then the batch sum added).
-fn plan_sum<P: DeviceXyzz>(out: &[u8], win: &Windows) -> P::Projective {
+/// host does (`combine_windows`, then the batch sum added); and the ones' sum the driver made
+/// again over the bases' aligned pair sums (`batch_add_pairs*`).
+fn plan_sum<P: DeviceXyzz>(out: &[u8], win: &Windows) -> (P::Projective, P::Projective) {
     let (n, w) = (std::mem::size_of::<P>(), win.windows as usize);
-    assert_eq!(out.len(), (w + 1) * n);
+    assert_eq!(out.len(), (w + 2) * n);
     let sums: Vec<P> = (0..w).map(|i| xyzz_raw(&out[n * i..])).collect();
-    combine_windows(win, &sums) + xyzz_raw::<P>(&out[n * w..]).to_projective()
+    let at = |i: usize| xyzz_raw::<P>(&out[n * i..]).to_projective();
+    (combine_windows(win, &sums) + at(w), at(w + 1))
 }
 
 #[test]
@@ -338,17 +341,44 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
         .map(|_| (rng.next_u32() as usize % nb) as u32)
         .collect();
     ones.extend([5, 7, 9]);
+    ones.extend(100..160);
+    // Ascending, as the plans list them, so aligned pairs 2i, 2i + 1 follow each other (the
+    // pair sums' batch addition takes them as one); then pairs whose sum is P + ∞ (4, 5), a
+    // doubling (10, 11), infinity (12, 13), a pair twice, and entries out of order that must
+    // not pair (21, 20; 9 then 8).
+    ones.sort_unstable();
+    ones.extend([4, 5, 10, 11, 12, 13, 30, 31, 30, 31, 21, 20, 9, 8]);
 
     let mut g2 = random_g2_bases(nb, 13);
     g2[5] = G2Affine::identity();
     g2[7] = g2[3];
     g2[9] = -g2[3];
+    g2[11] = g2[10];
+    g2[13] = -g2[12];
     let mut g1: Vec<G1Affine> = vec![G1Affine::identity(); nb];
     let p1: Vec<G1Projective> = (0..nb).map(|_| G1Projective::random(&mut rng)).collect();
     G1Projective::batch_normalize(&p1, &mut g1);
     g1[5] = G1Affine::identity();
     g1[7] = g1[3];
     g1[9] = -g1[3];
+    g1[11] = g1[10];
+    g1[13] = -g1[12];
+    let (ones2, ones1) = (
+        ones.iter()
+            .map(|&b| G2Projective::from(g2[b as usize]))
+            .sum::<G2Projective>(),
+        ones.iter()
+            .map(|&b| G1Projective::from(g1[b as usize]))
+            .sum::<G1Projective>(),
+    );
+    let paired = ones
+        .windows(2)
+        .filter(|w| w[0] % 2 == 0 && w[1] == w[0] + 1)
+        .count();
+    assert!(
+        paired >= 40,
+        "the list has aligned pairs to take ({paired})"
+    );
     let want2 = terms
         .iter()
         .map(|&[b, s]| G2Projective::from(g2[b as usize]) * fr_of(&scalars[s as usize]))
@@ -377,11 +407,10 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
                 dir.path(),
                 &plan_record(op, all, &win, chunk, q, &g2, &scalars, &terms, &ones),
             );
-            assert_eq!(
-                plan_sum::<Xyzz2>(&out, &win),
-                want2,
-                "G2 {build}, c = {c}, chunks of {chunk}, all windows at once: {all}"
-            );
+            let (sum, pair_ones) = plan_sum::<Xyzz2>(&out, &win);
+            let what = format!("G2 {build}, c = {c}, chunks of {chunk}, all windows: {all}");
+            assert_eq!(sum, want2, "{what}");
+            assert_eq!(pair_ones, ones2, "{what}: the ones over pair sums");
         }
 
         // G1 with the default build (op 6: the split accumulator), then the called madd's
@@ -392,11 +421,10 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
                 dir.path(),
                 &plan_record(op, all, &win, chunk, q, &g1, &scalars, &terms, &ones),
             );
-            assert_eq!(
-                plan_sum::<Xyzz>(&out, &win),
-                want1,
-                "G1 {build}, c = {c}, chunks of {chunk}, all windows at once: {all}"
-            );
+            let (sum, pair_ones) = plan_sum::<Xyzz>(&out, &win);
+            let what = format!("G1 {build}, c = {c}, chunks of {chunk}, all windows: {all}");
+            assert_eq!(sum, want1, "{what}");
+            assert_eq!(pair_ones, ones1, "{what}: the ones over pair sums");
         }
     }
 }

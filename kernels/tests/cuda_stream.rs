@@ -111,21 +111,30 @@ fn memory_plan_streams_only_when_the_key_does_not_fit() {
     let counts = [(1 << 27) - 1, PORE_32G_AUX, a, g2];
     let resident = MemoryPlan::resident(27, scalars.max(1 << 27), counts, g2);
     let choose = |budget| MemoryPlan::choose(27, scalars.max(1 << 27), counts, g2, budget);
-    // An H200 holds the 32 GiB key, the spare buffers for the next partition's `a` and `b`
-    // and the NTT's three full tables (104.2 GiB in all); a device with just less room goes
-    // without the tables, then without the spare for `b`, then without both spares.
+    // An H200 holds the 32 GiB key, the spare buffers for the next partition's `a` and `b`,
+    // the bases' pair sums and the NTT's three full tables (120.4 GiB in all); a device with
+    // just less room goes without the tables, then without the pair sums (with the tables
+    // again where they fit), then without the spare for `b`, then without both spares.
     let spare_a = resident.with_spares(1);
     let spares = resident.with_spares(2);
-    let all = spares.with_ntt_full();
+    let tables = spares.with_ntt_full();
+    let pairs = spares.with_pairs();
+    let all = pairs.with_ntt_full();
     assert_eq!(choose(139 << 30).unwrap(), all);
     assert!(
-        all.bytes() < 105 << 30,
-        "an H200 holds the 32 GiB key, both spares and the tables"
+        all.bytes() < 121 << 30,
+        "an H200 holds the 32 GiB key, both spares, the pair sums and the tables"
     );
-    let buffer = (32 << 27) + 256;
-    assert_eq!(all.bytes() - spares.bytes(), 3 * (32 << 27) + 256);
-    assert_eq!(choose(all.bytes() - 1).unwrap(), spares);
+    // A pair sum for every two L, A, B_G1 and B_G2 bases (the H MSM has no ones).
+    let pair_bytes = counts[1..].iter().map(|c| c / 2 * 96).sum::<usize>() + g2 / 2 * 192;
+    assert_eq!(all.bytes() - tables.bytes(), pair_bytes + 4 * 256);
+    assert_eq!(choose(all.bytes() - 1).unwrap(), pairs);
     assert_eq!(choose(all.bytes()).unwrap(), all);
+    assert!(pairs.bytes() > tables.bytes());
+    assert_eq!(choose(pairs.bytes() - 1).unwrap(), tables);
+    assert_eq!(choose(tables.bytes() - 1).unwrap(), spares);
+    let buffer = (32 << 27) + 256;
+    assert_eq!(tables.bytes() - spares.bytes(), 3 * (32 << 27) + 256);
     assert_eq!(spares.bytes() - spare_a.bytes(), buffer);
     assert_eq!(choose(spares.bytes() - 1).unwrap(), spare_a);
     assert_eq!(choose(spares.bytes()).unwrap(), spares);

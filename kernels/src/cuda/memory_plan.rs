@@ -3,11 +3,12 @@
 //! whole), otherwise two staging buffers the bases stream through (`stream.rs`). A resident
 //! plan also takes spare evaluation buffers when they fit: the next partition's `a` and `b`
 //! upload into them under the current partition's compute (`GpuProver::prove_ahead`), and
-//! then the NTT's full tables (`ntt::full_tables_bytes`: a product off one pass of each
-//! transform).
+//! then the aligned pair sums of the L, A and B bases (a madd off each pair of ones that
+//! sit side by side: `msm::enqueue_batch_add`) and the NTT's full tables
+//! (`ntt::full_tables_bytes`: a product off one pass of each transform).
 
 use super::layout::{AFFINE_BYTES, FR_BYTES, G2_AFFINE_BYTES, XYZZ2_BYTES, XYZZ_BYTES};
-use super::msm::{Curve, MsmWork, MAX_WINDOWS};
+use super::msm::{pair_count, Curve, MsmWork, MAX_WINDOWS};
 use super::ntt;
 use super::stream::piece_count;
 
@@ -34,6 +35,9 @@ pub struct MemoryPlan {
     pub spares: usize,
     /// The NTT's full tables (three of 2^max_log elements).
     pub ntt_full: bool,
+    /// The pair sums P_{2i} + P_{2i+1} of the L, A, B_G1 (and B_G2) bases, for the ones'
+    /// batch additions.
+    pub pairs: bool,
 }
 
 impl MemoryPlan {
@@ -46,16 +50,19 @@ impl MemoryPlan {
             stream_bytes: None,
             spares: 0,
             ntt_full: false,
+            pairs: false,
         }
     }
 
     /// The same sizes with the bases streamed through two buffers of `bytes` each (and no
-    /// spare buffers or full tables: their memory is better spent on larger pieces).
+    /// spare buffers, full tables or pair sums: their memory is better spent on larger
+    /// pieces).
     pub fn streaming(self, bytes: usize) -> Self {
         MemoryPlan {
             stream_bytes: Some(bytes),
             spares: 0,
             ntt_full: false,
+            pairs: false,
             ..self
         }
     }
@@ -75,12 +82,31 @@ impl MemoryPlan {
         }
     }
 
-    /// The resident plan with both spare buffers and the NTT's full tables when they fit in
-    /// `budget` bytes, else with both spares, else the spare for `a`, else none, else the
-    /// streaming plan with the largest staging buffers that fit; an error naming the sizes
-    /// when none does. The order is what each saves a partition at 32 GiB on an H200: `a`
-    /// ahead its upload (78 ms), `b` ahead the wait for `c`'s upload (the NTTs then run
-    /// back to back), the full tables 9 ms for 12 GiB (docs/perf.md).
+    /// The same sizes with the bases' pair sums (resident bases only).
+    pub fn with_pairs(self) -> Self {
+        MemoryPlan {
+            pairs: true,
+            ..self
+        }
+    }
+
+    /// Bytes of the pair sums: L, A, B_G1 and B_G2 (the H MSM has no ones).
+    pub fn pairs_bytes(&self) -> usize {
+        self.counts[1..]
+            .iter()
+            .map(|&c| pair_count(c) * AFFINE_BYTES)
+            .sum::<usize>()
+            + pair_count(self.g2_count) * G2_AFFINE_BYTES
+    }
+
+    /// The resident plan with both spare buffers, the pair sums and the NTT's full tables
+    /// when they fit in `budget` bytes, else without the tables, else without the pairs,
+    /// else with both spares, else the spare for `a`, else none, else the streaming plan
+    /// with the largest staging buffers that fit; an error naming the sizes when none does.
+    /// The order is what each saves a partition at 32 GiB on an H200: `a` ahead its upload
+    /// (78 ms), `b` ahead the wait for `c`'s upload (the NTTs then run back to back), the
+    /// pair sums ~18 ms for 16 GiB, the full tables 9 ms for 12 GiB (docs/perf.md).
+    /// `CUZK_BASE_PAIRS=0` leaves the pair sums out (for measurements side by side).
     pub fn choose(
         max_log: u32,
         max_scalars: usize,
@@ -89,13 +115,22 @@ impl MemoryPlan {
         budget: usize,
     ) -> Result<Self, String> {
         let resident = Self::resident(max_log, max_scalars, counts, g2_count);
+        let spares = resident.with_spares(2);
+        let pairs = pairs_wanted();
         let candidates = [
-            resident.with_spares(2).with_ntt_full(),
-            resident.with_spares(2),
-            resident.with_spares(1),
-            resident,
+            (pairs, spares.with_pairs().with_ntt_full()),
+            (pairs, spares.with_pairs()),
+            (true, spares.with_ntt_full()),
+            (true, spares),
+            (true, resident.with_spares(1)),
+            (true, resident),
         ];
-        if let Some(p) = candidates.into_iter().find(|p| p.bytes() <= budget) {
+        let fits = candidates
+            .into_iter()
+            .filter(|&(wanted, _)| wanted)
+            .map(|(_, p)| p)
+            .find(|p| p.bytes() <= budget);
+        if let Some(p) = fits {
             return Ok(p);
         }
         let with = |s: usize| resident.streaming(s);
@@ -194,11 +229,22 @@ impl MemoryPlan {
             } else {
                 0
             }
+            + if self.pairs {
+                self.pairs_bytes() + 4 * 256
+            } else {
+                0
+            }
             + MsmWork::bytes(g1_terms)
             + self.g1_slots() * XYZZ_BYTES
             + 30 * 256
             + g2
     }
+}
+
+/// Whether plans may take the pair sums (`CUZK_BASE_PAIRS=0`: never, so one binary times the
+/// batch additions with and without them).
+fn pairs_wanted() -> bool {
+    std::env::var("CUZK_BASE_PAIRS").as_deref() != Ok("0")
 }
 
 pub(crate) fn gib(b: usize) -> f64 {

@@ -15,7 +15,9 @@ use super::error::Step;
 use super::layout::{DeviceXyzz, XYZZ2_BYTES, XYZZ_BYTES};
 use super::GpuError;
 
+mod batch_add;
 mod windows;
+pub(crate) use batch_add::{enqueue_batch_add, enqueue_pair_sums, pair_count};
 pub use windows::Windows;
 
 /// Widest window (2^21 buckets a window; 12 windows). Windows whose buckets do not all fit
@@ -724,64 +726,6 @@ pub(crate) fn enqueue_msm(
         }
     }
     Ok(win)
-}
-
-/// Enqueues Σ_i bases[idx[i]] (idx = 0: Σ_{i<n} bases[i]) into one XYZZ of the workspace's
-/// curve at `out`.
-pub(crate) fn enqueue_batch_add(
-    dev: &Device,
-    w: &MsmWork,
-    bases: CUdeviceptr,
-    idx: CUdeviceptr,
-    n: usize,
-    out: CUdeviceptr,
-) -> Result<(), GpuError> {
-    let s = dev.compute;
-    let pk = point_kernels(dev, w.curve)?;
-    let rt = w.curve.reduce_threads();
-    let ab = w.curve.acc_block();
-    let per = chunk_len(dev, pk.batch_add, ab, n)?;
-    let parts = n.div_ceil(per);
-    let groups = parts.div_ceil(256);
-    let (n32, per32, parts32, g256, groups32) =
-        (n as u32, per as u32, parts as u32, 256u32, groups as u32);
-    // SAFETY: arguments match msm.cu's batch_add and xyzz_reduce (or their _g2
-    // instantiations, the workspace's curve); partials hold MAX_CHUNK_THREADS + 1024 points
-    // and partials2 1024 (parts ≤ MAX_CHUNK_THREADS, groups ≤ 1024); reduction blocks have
-    // the threads the kernel's shared array is sized for.
-    unsafe {
-        dev.launch(
-            "batch add",
-            pk.batch_add,
-            grid(parts, ab),
-            ab,
-            0,
-            s,
-            &mut args![bases, idx, n32, per32, w.partials.ptr],
-        )?;
-        dev.launch(
-            "batch add reduce",
-            pk.reduce,
-            groups as u32,
-            rt,
-            0,
-            s,
-            &mut args![w.partials.ptr, parts32, g256, w.partials2.ptr],
-        )?;
-        dev.launch(
-            "batch add reduce",
-            pk.reduce,
-            1,
-            rt,
-            0,
-            s,
-            &mut args![w.partials2.ptr, groups32, groups32, out],
-        )?;
-    }
-    if n == 0 {
-        dev.memset(out, w.curve.xyzz_bytes(), s)?;
-    }
-    Ok(())
 }
 
 /// Σ_w 2^{w·c}·T_w (Horner, on the host: W·c doublings), in either group.

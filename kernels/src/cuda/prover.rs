@@ -19,7 +19,7 @@ use super::layout::{
     Xyzz, Xyzz2, AFFINE_BYTES, FR_BYTES, G2_AFFINE_BYTES, XYZZ2_BYTES, XYZZ_BYTES,
 };
 use super::memory_plan::{gib, MemoryPlan, SLOT};
-use super::msm::{Curve, MsmWork};
+use super::msm::{self, Curve, MsmWork};
 use super::ntt::{self, NttTables};
 use super::staged_upload::{self, Staging};
 use super::stream::StreamBuffers;
@@ -124,6 +124,8 @@ pub type LayerOutputs = (Vec<Fr>, Vec<blstrs::Fp>, Vec<G1Projective>);
 /// its result slots.
 struct G2Part {
     bases: DevBuf,
+    /// The B_G2 bases' pair sums (empty when the plan has none).
+    pairs: DevBuf,
     work: MsmWork,
     results: DevBuf,
 }
@@ -134,6 +136,9 @@ pub struct GpuProver {
     bases: [DevBuf; 4],
     /// The staging buffers when the plan streams the bases.
     stream: Option<StreamBuffers>,
+    /// The pair sums P_{2i} + P_{2i+1} of the L, A, B_G1 bases, indexed as `bases` (H's, and
+    /// all when the plan has none, empty).
+    pairs: [DevBuf; 4],
     /// a, b, c and the scratch buffer of the NTTs.
     abc: [DevBuf; 4],
     /// Where the next partition's `a` (and `b`) upload ahead (swapped with `abc[0]`, `abc[1]`
@@ -275,10 +280,29 @@ impl GpuProver {
                     g2,
                 )?;
             }
-            // On the device before the staging buffers go (end of this block).
+            // On the device before the staging buffers go (end of this block), and before
+            // the pair sums read them.
             p.dev.sync(p.dev.copy)?;
+            p.make_pair_sums()?;
+            p.dev.sync(p.dev.compute)?;
         }
         Ok(p)
+    }
+
+    /// Enqueues the pair sums of every base vector that has them (the plan's `pairs`), on
+    /// the compute stream, once the bases are on the device.
+    pub(crate) fn make_pair_sums(&self) -> Result<(), GpuError> {
+        for (i, pairs) in self.pairs.iter().enumerate() {
+            if pairs.bytes > 0 {
+                let n = self.plan.counts[i];
+                msm::enqueue_pair_sums(&self.dev, Curve::G1, self.bases[i].ptr, n, pairs.ptr)?;
+            }
+        }
+        if let Some(g) = self.g2.as_ref().filter(|g| g.pairs.bytes > 0) {
+            let n = self.plan.g2_count;
+            msm::enqueue_pair_sums(&self.dev, Curve::G2, g.bases.ptr, n, g.pairs.ptr)?;
+        }
+        Ok(())
     }
 
     /// Whether the bases stream from the host on every partition (they did not fit).
@@ -348,6 +372,14 @@ impl GpuProver {
             .ntt_full
             .then(|| (dev.carve(ntt::full_tables_bytes(max_log)), max_log));
         let tables = NttTables::new(dev.carve(ntt::tables_bytes(max_log)), full);
+        // H's MSM is dense: no ones, no pair sums.
+        let pairs: [DevBuf; 4] = std::array::from_fn(|i| {
+            if plan.pairs && i > 0 {
+                dev.carve(msm::pair_count(counts[i]) * AFFINE_BYTES)
+            } else {
+                empty
+            }
+        });
         let (g1_terms, g2_terms) = plan.max_terms();
         let work = MsmWork::carve(&mut dev, g1_terms);
         let results = dev.carve(plan.g1_slots() * XYZZ_BYTES);
@@ -356,6 +388,11 @@ impl GpuProver {
                 empty
             } else {
                 dev.carve(g2_count * G2_AFFINE_BYTES)
+            },
+            pairs: if plan.pairs {
+                dev.carve(msm::pair_count(g2_count) * G2_AFFINE_BYTES)
+            } else {
+                empty
             },
             work: MsmWork::carve_for(&mut dev, Curve::G2, g2_terms),
             results: dev.carve(plan.pieces()[4] * SLOT * XYZZ2_BYTES),
@@ -372,6 +409,7 @@ impl GpuProver {
             plan,
             bases,
             stream,
+            pairs,
             abc,
             spares,
             preloaded: None,
@@ -417,7 +455,7 @@ impl GpuProver {
     pub fn describe(&self) -> String {
         let name = self.dev.ctx.name().unwrap_or_else(|_| "?".into());
         format!(
-            "{name}, {} SMs, max domain 2^{}, {} scalars, B_G2 {}, bases {}, spare buffers {}, NTT full tables {}, {:.1} GiB allocated",
+            "{name}, {} SMs, max domain 2^{}, {} scalars, B_G2 {}, bases {}, spare buffers {}, NTT full tables {}, pair sums {}, {:.1} GiB allocated",
             self.dev.sm_count,
             self.plan.max_log,
             self.plan.max_scalars,
@@ -435,6 +473,11 @@ impl GpuProver {
                 "held"
             } else {
                 "not held"
+            },
+            if self.plan.pairs {
+                format!("held ({:.1} GiB)", gib(self.plan.pairs_bytes()))
+            } else {
+                "not held".into()
             },
             gib(self.plan.bytes())
         )
@@ -604,6 +647,7 @@ impl GpuProver {
         }
         let h_spec = SumSpec {
             bases: self.bases[0],
+            pairs: 0,
             count: n - 1,
             plan: None,
             scalars: h,
@@ -648,6 +692,7 @@ impl GpuProver {
             let (terms, ones) = plan_ptrs[i];
             let spec = SumSpec {
                 bases: self.bases[i + 1],
+                pairs: self.pairs[i + 1].ptr,
                 count: self.plan.counts[i + 1],
                 plan: Some((plan, terms, ones)),
                 scalars: self.scalars.ptr,
@@ -667,6 +712,7 @@ impl GpuProver {
                 let (terms, ones) = plan_ptrs[2];
                 let spec = SumSpec {
                     bases: g.bases,
+                    pairs: g.pairs.ptr,
                     count: self.plan.g2_count,
                     plan: Some((p.b_plan, terms, ones)),
                     scalars: self.scalars.ptr,

@@ -14,7 +14,7 @@ use cudarc::nvrtc::{result, sys};
 use super::GpuError;
 
 /// The `.cu` files of `kernels/cuda/`, in layer order.
-pub const SOURCES: [(&str, &str); 10] = [
+pub const SOURCES: [(&str, &str); 11] = [
     ("field.cuh", include_str!("../../cuda/field.cuh")),
     ("bls12_381.cuh", include_str!("../../cuda/bls12_381.cuh")),
     ("shoup.cuh", include_str!("../../cuda/shoup.cuh")),
@@ -22,6 +22,7 @@ pub const SOURCES: [(&str, &str); 10] = [
     ("ec.cuh", include_str!("../../cuda/ec.cuh")),
     ("ntt.cu", include_str!("../../cuda/ntt.cu")),
     ("msm.cu", include_str!("../../cuda/msm.cu")),
+    ("pairs.cu", include_str!("../../cuda/pairs.cu")),
     ("srs.cu", include_str!("../../cuda/srs.cu")),
     ("selftest.cu", include_str!("../../cuda/selftest.cu")),
     ("ceiling.cu", include_str!("../../cuda/ceiling.cu")),

@@ -303,6 +303,7 @@ impl GpuProver {
                 filled += n;
             }
         }
+        p.make_pair_sums()?;
         d.sync(d.compute)?;
         Ok((p, start.elapsed()))
     }

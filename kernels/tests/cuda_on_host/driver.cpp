@@ -21,6 +21,8 @@ template <> struct Kern<fp2_t> {
   static constexpr auto fixup = &msm_fixup_g2;
   static constexpr auto bucket_reduce = &msm_bucket_reduce_g2;
   static constexpr auto batch = &batch_add_split_g2;
+  static constexpr auto pair_sums = &pair_sums_g2;
+  static constexpr auto batch_pairs = &batch_add_pairs_g2;
   static constexpr unsigned block = ACC_BLOCK_G2;
 };
 template <> struct Kern<fp_t> {
@@ -28,6 +30,8 @@ template <> struct Kern<fp_t> {
   static constexpr auto fixup = &msm_fixup;
   static constexpr auto bucket_reduce = &msm_bucket_reduce;
   static constexpr auto batch = &batch_add_split;
+  static constexpr auto pair_sums = &pair_sums_g1;
+  static constexpr auto batch_pairs = &batch_add_pairs;
   static constexpr unsigned block = ACC_BLOCK;
 };
 
@@ -43,7 +47,9 @@ struct KernCalledG2 : Kern<fp2_t> {
 };
 
 // Reads c, W, K[9], S, Q, counts, bases, scalars, terms, ones; runs the launch sequence of
-// msm::enqueue_msm and enqueue_batch_add; writes the W window sums and the ones' sum.
+// msm::enqueue_msm and enqueue_batch_add; writes the W window sums and the ones' sum, then
+// the ones' sum again over the bases' aligned pair sums (pair_sums_*, 5 a thread, then
+// batch_add_pairs*, as enqueue_pair_sums and enqueue_batch_add with pairs launch them).
 // all_windows: every window sorted into one array (msm_scan with totals, msm_rebase), then
 // one accumulate and one fixup over all W·B buckets, as enqueue_msm does for small MSMs;
 // else a window at a time in one window's array.
@@ -108,6 +114,13 @@ template <class F, class K = Kern<F>> static void plan_msm(bool all_windows) {
   std::vector<xyzz_p<F>> part(parts + 1);
   grid(parts, [&] { K::batch(bases.data(), ones.data(), no, S, part.data()); }, K::block);
   xyzz_p<F> acc; xyzz_set_inf(acc);
+  for (u32 i = 0; i < parts; i++) xyzz_add(acc, part[i]);
+  wr(&acc, sizeof acc);
+  const u32 np = nb / 2, per = 5;
+  std::vector<affine_p<F>> pairs(np + 1);
+  grid((np + per - 1) / per, [&] { Kern<F>::pair_sums(bases.data(), np, per, pairs.data()); });
+  grid(parts, [&] { Kern<F>::batch_pairs(bases.data(), pairs.data(), ones.data(), no, S, part.data()); }, K::block);
+  xyzz_set_inf(acc);
   for (u32 i = 0; i < parts; i++) xyzz_add(acc, part[i]);
   wr(&acc, sizeof acc);
 }

@@ -137,7 +137,8 @@ impl GpuProver {
         self.ev[0].record(ks)?;
         let win: Windows =
             msm::enqueue_msm(d, &self.work, bases, terms, nt, self.scalars.ptr, out, None)?;
-        msm::enqueue_batch_add(d, &self.work, bases, ones, no, ones_out)?;
+        let pairs = self.pairs[set as usize].ptr;
+        msm::enqueue_batch_add(d, &self.work, bases, pairs, ones, no, ones_out)?;
         self.ev[1].record(ks)?;
         let mut sums = vec![Xyzz::default(); SLOT];
         d.download(&mut sums, out, ks)?;

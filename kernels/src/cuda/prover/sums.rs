@@ -16,6 +16,9 @@ use crate::msm::PlanRef;
 /// plan and scalars lie on the device, and the host bases it streams from.
 pub(super) struct SumSpec<'p, T> {
     pub(super) bases: DevBuf,
+    /// The bases' pair sums on the device (0: none; used only when the MSM runs in one
+    /// piece from resident bases).
+    pub(super) pairs: CUdeviceptr,
     pub(super) count: usize,
     pub(super) plan: Option<(PlanRef<'p>, CUdeviceptr, CUdeviceptr)>,
     pub(super) scalars: CUdeviceptr,
@@ -78,7 +81,15 @@ pub(super) fn enqueue_sum<T>(
                     e.record(d.compute)?;
                 }
                 let ones = ones + (pc.ones.start * 4) as u64;
-                msm::enqueue_batch_add(d, work, base0, ones, pc.ones.len(), ones_out)?;
+                // Pair i is P_{2i} + P_{2i+1} of the whole vector: only a single resident
+                // piece indexes them as the ones do.
+                let pairs = if stream.is_none() && pieces.len() == 1 {
+                    spec.pairs
+                } else {
+                    0
+                };
+                let no = pc.ones.len();
+                msm::enqueue_batch_add(d, work, base0, pairs, ones, no, ones_out)?;
                 w
             }
         };

@@ -1,0 +1,130 @@
+// Layer 3: the ones' batch addition with bases summed in aligned pairs ahead. About half of a
+// partition's L, A and B scalars are 1 (docs/gpu.md "The scalar mix"), and about a quarter
+// of those ones sit in an aligned pair 2i, 2i + 1 whose scalars are both 1 (a real 2 KiB
+// witness: L's 1.269 M ones lie in 0.954 M pairs). With the proving key's pair sums
+// S_i = P_{2i} + P_{2i+1} on the device (made once, when the bases are uploaded), such a
+// pair costs one mixed addition instead of two: Σ_{ones} P_e takes one madd a pair.
+// Needs the madd and split accumulator of ec.cuh and msm.cu's prefetch helpers.
+
+// Field inversion for the pair sums' conversion to affine: Fp by Fermat (fp_inv); Fp2 by
+// its norm, (c0 + c1·u)^{-1} = (c0 − c1·u)/(c0² + c1²) (u² = −1).
+__device__ __forceinline__ fp_t f_inv(const fp_t& a) { return fp_inv(a); }
+__device__ __forceinline__ fp2_t f_inv(const fp2_t& a) {
+  const fp_t n = fp_inv(fp_add(fp_sqr(a.c0), fp_sqr(a.c1)));
+  fp2_t r;
+  r.c0 = fp_mul(a.c0, n);
+  r.c1 = fp_neg(fp_mul(a.c1, n));
+  return r;
+}
+
+// P_{2i} + P_{2i+1} as XYZZ (either may be infinity; equal points double, opposite ones give
+// infinity: xyzz_add_affine handles every case).
+template <class F>
+__device__ __forceinline__ xyzz_p<F> pair_xyzz(const affine_p<F>* bases, u32 i) {
+  xyzz_p<F> r;
+  xyzz_set_inf(r);
+  xyzz_add_affine_signed(r, ld_affine(bases + 2 * i), false);
+  xyzz_add_affine_signed(r, ld_affine(bases + 2 * i + 1), false);
+  return r;
+}
+
+// Thread t makes pair sums [t·S, t·S + S) of `npairs` in affine coordinates, with one
+// inversion for its S sums (Montgomery's trick, as srs_synthetic): d_i = ZZ_i·ZZZ_i (1 for
+// infinity), prefix products parked in the output's x slots, one inversion, then walked back
+// with each sum made again (two madds, cheaper than keeping 192 bytes a sum):
+// 1/ZZ = ZZZ·d^{-1}, 1/ZZZ = ZZ·d^{-1}, so x = X·ZZZ·d^{-1}, y = Y·ZZ·d^{-1}. Infinity is
+// written as all zeros (the affine layout's infinity, which the madd skips).
+template <class F>
+__device__ __forceinline__ void pair_sums(const affine_p<F>* bases, u32 npairs, u32 S, affine_p<F>* out) {
+  const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
+  const u32 lo = t * S;
+  if (lo >= npairs) return;
+  const u32 hi = min(npairs, lo + S);
+  F acc = f_one<F>();
+  for (u32 i = lo; i < hi; i++) {
+    out[i].x = acc;
+    const xyzz_p<F> r = pair_xyzz(bases, i);
+    if (!xyzz_is_inf(r)) acc = f_mul(acc, f_mul(r.ZZ, r.ZZZ));
+  }
+  F inv = f_inv(acc);
+  for (u32 i = hi; i-- > lo;) {
+    const xyzz_p<F> r = pair_xyzz(bases, i);
+    if (xyzz_is_inf(r)) {
+      out[i].x = f_zero<F>();
+      out[i].y = f_zero<F>();
+      continue;
+    }
+    const F d_inv = f_mul(inv, out[i].x);
+    inv = f_mul(inv, f_mul(r.ZZ, r.ZZZ));
+    out[i].x = f_mul(r.X, f_mul(r.ZZZ, d_inv));
+    out[i].y = f_mul(r.Y, f_mul(r.ZZ, d_inv));
+  }
+}
+
+extern "C" __global__ void pair_sums_g1(const affine_t* bases, u32 npairs, u32 S, affine_t* out) {
+  pair_sums<fp_t>(bases, npairs, S, out);
+}
+extern "C" __global__ void pair_sums_g2(const g2_affine_t* bases, u32 npairs, u32 S, g2_affine_t* out) {
+  pair_sums<fp2_t>(bases, npairs, S, out);
+}
+
+// The next unit of a chunk of the ones' list from entry i (< hi): an aligned pair when
+// idx[i] is even and the next entry of the chunk is idx[i] + 1 (then its pair sum, two
+// entries), else one base (one entry). Any list sums correctly: a pair sum stands exactly for
+// the two entries it replaces, whatever the order (the lists are ascending, which is where
+// pairs are found).
+template <class F>
+__device__ __forceinline__ u32 next_unit(const affine_p<F>* bases, const affine_p<F>* pairs, const u32* idx, u32 i,
+                                         u32 hi, const affine_p<F>*& at) {
+  const u32 e = idx[i];
+  if ((e & 1) == 0 && i + 1 < hi && idx[i + 1] == e + 1) {
+    at = pairs + (e >> 1);
+    return 2;
+  }
+  at = bases + e;
+  return 1;
+}
+
+// batch_add_split_loop (msm.cu) over units instead of entries: thread t sums the ones
+// idx[t·S .. t·S + S) into out[t], the next unit's point prefetched into shared memory while
+// the madd of the current one runs. A chunk edge may cut a pair: its two entries are then
+// added one by one, by the two threads.
+template <class F, int BLOCK>
+__device__ __forceinline__ void batch_add_pairs_loop(const affine_p<F>* bases, const affine_p<F>* pairs, const u32* idx,
+                                                     u32 n, u32 S, xyzz_p<F>* out) {
+  __shared__ affine_p<F> slot[2][BLOCK];
+  __shared__ F zz[BLOCK], zzz[BLOCK];
+  const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
+  const u32 lo = t * S;
+  if (lo >= n) return;
+  const u32 hi = min(n, lo + S);
+  const affine_p<F>* at;
+  u32 step = next_unit(bases, pairs, idx, lo, hi, at);
+  prefetch_base(&slot[0][threadIdx.x], at);
+  cp_async_commit();
+  u32 k = 0;
+  xyzz_sh<F> acc;
+  xyzz_sh_init(acc, &zz[threadIdx.x], &zzz[threadIdx.x]);
+  for (u32 i = lo; i < hi;) {
+    const u32 i2 = i + step;
+    if (i2 < hi) {
+      step = next_unit(bases, pairs, idx, i2, hi, at);
+      prefetch_base(&slot[k ^ 1][threadIdx.x], at);
+    }
+    cp_async_commit();
+    cp_async_wait1();
+    xyzz_madd_sh(acc, sh_addr(&slot[k][threadIdx.x]), false);
+    k ^= 1;
+    i = i2;
+  }
+  out[t] = xyzz_sh_get(acc);
+}
+extern "C" __global__ void __launch_bounds__(ACC_BLOCK, 4) batch_add_pairs(const affine_t* bases, const affine_t* pairs,
+                                                                           const u32* idx, u32 n, u32 S, xyzz_t* out) {
+  batch_add_pairs_loop<fp_t, ACC_BLOCK>(bases, pairs, idx, n, S, out);
+}
+extern "C" __global__ void __launch_bounds__(ACC_BLOCK_G2) batch_add_pairs_g2(const g2_affine_t* bases,
+                                                                              const g2_affine_t* pairs, const u32* idx,
+                                                                              u32 n, u32 S, g2_xyzz_t* out) {
+  batch_add_pairs_loop<fp2_t, ACC_BLOCK_G2>(bases, pairs, idx, n, S, out);
+}

@@ -1,0 +1,135 @@
+//! The ones' batch addition Σ_{i ∈ ones} P_i (msm.cu `batch_add*`), and with the proving
+//! key's aligned pair sums S_i = P_{2i} + P_{2i+1} on the device (pairs.cu) one madd for
+//! each pair 2i, 2i + 1 of the list instead of two: about a quarter of a real witness's ones
+//! sit in such pairs (docs/gpu.md "Ones in aligned pairs").
+
+use cudarc::driver::sys::CUdeviceptr;
+
+use super::super::device::{args, Device};
+use super::super::GpuError;
+use super::{chunk_len, grid, point_kernels, AccumulateBuild, Curve, MsmWork};
+
+/// Pair sums a vector of `bases` points has: one for each aligned pair 2i, 2i + 1 (an odd
+/// last base has none; the lists never pair it).
+pub(crate) const fn pair_count(bases: usize) -> usize {
+    bases / 2
+}
+
+/// Pair sums one thread of `pair_sums_*` makes with one inversion.
+const PAIR_SUMS_PER_THREAD: u32 = 64;
+
+/// Enqueues S_i = P_{2i} + P_{2i+1} (affine, infinity as zeros) for i < pair_count(n) of the
+/// `n` points at `bases` into `out`, on the compute stream (once, when the bases are on the
+/// device).
+pub(crate) fn enqueue_pair_sums(
+    dev: &Device,
+    curve: Curve,
+    bases: CUdeviceptr,
+    n: usize,
+    out: CUdeviceptr,
+) -> Result<(), GpuError> {
+    let np = pair_count(n);
+    if np == 0 {
+        return Ok(());
+    }
+    let f = match curve {
+        Curve::G1 => dev.k.pair_sums_g1,
+        Curve::G2 => dev.k.pair_sums_g2,
+    };
+    let threads = np.div_ceil(PAIR_SUMS_PER_THREAD as usize);
+    let (np32, per) = (np as u32, PAIR_SUMS_PER_THREAD);
+    // SAFETY: pair_sums_g1/_g2(bases, npairs, S, out): bases hold 2·npairs ≤ n points of the
+    // curve, out npairs (the caller carves pair_count(n) points).
+    unsafe {
+        dev.launch(
+            "pair sums",
+            f,
+            grid(threads, 128),
+            128,
+            0,
+            dev.compute,
+            &mut args![bases, np32, per, out],
+        )
+    }
+}
+
+/// Enqueues Σ_i bases[idx[i]] (idx = 0: Σ_{i<n} bases[i]) into one XYZZ of the workspace's
+/// curve at `out`. With `pairs` (not 0: the pair sums of these bases, see
+/// [`enqueue_pair_sums`]) and a list, aligned pairs of the list take one madd of their pair
+/// sum (the default build's kernels only; the others ignore `pairs`).
+pub(crate) fn enqueue_batch_add(
+    dev: &Device,
+    w: &MsmWork,
+    bases: CUdeviceptr,
+    pairs: CUdeviceptr,
+    idx: CUdeviceptr,
+    n: usize,
+    out: CUdeviceptr,
+) -> Result<(), GpuError> {
+    let s = dev.compute;
+    let pk = point_kernels(dev, w.curve)?;
+    let rt = w.curve.reduce_threads();
+    let ab = w.curve.acc_block();
+    let paired = pairs != 0 && idx != 0 && AccumulateBuild::current() == AccumulateBuild::Split;
+    let per = chunk_len(dev, pk.batch_add, ab, n)?;
+    let parts = n.div_ceil(per);
+    let groups = parts.div_ceil(256);
+    let (n32, per32, parts32, g256, groups32) =
+        (n as u32, per as u32, parts as u32, 256u32, groups as u32);
+    // SAFETY: arguments match msm.cu's batch_add and xyzz_reduce (or their _g2
+    // instantiations, the workspace's curve) and pairs.cu's batch_add_pairs(_g2), which
+    // take the pair sums after the bases and have the same blocks, registers and shared
+    // memory as batch_add_split(_g2) (so the same chunking); partials hold
+    // MAX_CHUNK_THREADS + 1024 points and partials2 1024 (parts ≤ MAX_CHUNK_THREADS,
+    // groups ≤ 1024); reduction blocks have the threads the kernel's shared array is sized
+    // for.
+    unsafe {
+        if paired {
+            let f = match w.curve {
+                Curve::G1 => dev.k.batch_add_pairs,
+                Curve::G2 => dev.k.batch_add_pairs_g2,
+            };
+            dev.launch(
+                "batch add",
+                f,
+                grid(parts, ab),
+                ab,
+                0,
+                s,
+                &mut args![bases, pairs, idx, n32, per32, w.partials.ptr],
+            )?;
+        } else {
+            dev.launch(
+                "batch add",
+                pk.batch_add,
+                grid(parts, ab),
+                ab,
+                0,
+                s,
+                &mut args![bases, idx, n32, per32, w.partials.ptr],
+            )?;
+        }
+        dev.launch(
+            "batch add reduce",
+            pk.reduce,
+            groups as u32,
+            rt,
+            0,
+            s,
+            &mut args![w.partials.ptr, parts32, g256, w.partials2.ptr],
+        )?;
+        dev.launch(
+            "batch add reduce",
+            pk.reduce,
+            1,
+            rt,
+            0,
+            s,
+            &mut args![w.partials2.ptr, groups32, groups32, out],
+        )?;
+    }
+    if n == 0 {
+        dev.memset(out, w.curve.xyzz_bytes(), s)?;
+    }
+    Ok(())
+}
