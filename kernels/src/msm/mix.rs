@@ -26,6 +26,9 @@ pub struct MixStats {
     /// Nonzero signed digits summed over the terms, at each width of [`DIGIT_WIDTHS`]
     /// (the recoding `msm_digits` does: Windows::digits).
     pub nonzero_digits: [u64; 2],
+    /// Madds of the ones' batch addition over the bases' aligned pair sums: the ones less
+    /// those whose base 2i + 1 follows 2i in the list (the GPU's `batch_add_pairs`).
+    pub one_units: usize,
 }
 
 impl MixStats {
@@ -38,6 +41,7 @@ impl MixStats {
             terms: plan.terms.len(),
             by_bits: vec![0; 256],
             nonzero_digits: [0; 2],
+            one_units: plan.ones.len() - aligned_pairs(&plan.ones),
         };
         for &[_, si] in &plan.terms {
             let k = &scalars[si as usize];
@@ -66,10 +70,42 @@ impl MixStats {
     }
 }
 
+/// Aligned pairs 2i, 2i + 1 that follow each other in a ones list (each a madd saved when
+/// the pair sums are on the device).
+pub fn aligned_pairs(ones: &[u32]) -> usize {
+    let mut pairs = 0;
+    let mut i = 0;
+    while i + 1 < ones.len() {
+        if ones[i] % 2 == 0 && ones[i + 1] == ones[i] + 1 {
+            pairs += 1;
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    pairs
+}
+
 /// Number of bits of `k` (0 for 0).
 pub fn bit_length(k: &Limbs) -> usize {
     (0..4)
         .rev()
         .find(|&i| k[i] != 0)
         .map_or(0, |i| 64 * i + 64 - k[i].leading_zeros() as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::aligned_pairs;
+
+    #[test]
+    fn aligned_pairs_are_counted_as_the_batch_addition_takes_them() {
+        assert_eq!(aligned_pairs(&[0, 1, 2, 3]), 2);
+        // 1, 2 are neighbours but not an aligned pair; 5 after the pair (4, 5) starts over.
+        assert_eq!(aligned_pairs(&[1, 2, 4, 5, 5, 6, 7]), 2);
+        // A pair listed twice is taken twice; out of order it is not taken.
+        assert_eq!(aligned_pairs(&[2, 3, 2, 3, 9, 8]), 2);
+        assert_eq!(aligned_pairs(&[]), 0);
+        assert_eq!(aligned_pairs(&[6]), 0);
+    }
 }
