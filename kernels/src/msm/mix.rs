@@ -76,7 +76,7 @@ pub fn aligned_pairs(ones: &[u32]) -> usize {
     let mut pairs = 0;
     let mut i = 0;
     while i + 1 < ones.len() {
-        if ones[i] % 2 == 0 && ones[i + 1] == ones[i] + 1 {
+        if ones[i].is_multiple_of(2) && ones[i + 1] == ones[i] + 1 {
             pairs += 1;
             i += 2;
         } else {
