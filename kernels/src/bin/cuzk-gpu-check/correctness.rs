@@ -5,8 +5,8 @@ use super::*;
 pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Result<(), GpuError> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     // Bases: synthetic on the device, copied back for the CPU references.
-    // At least 2^17: the edge-case plans and the partitions below use that many.
-    let n_bases = 1usize << max_msm_log.max(17);
+    // At least 2^18: the edge-case plans and the partitions below use that many.
+    let n_bases = 1usize << max_msm_log.max(18);
     let t = Instant::now();
     let (mut gen, _) = GpuProver::new_synthetic(0, 20, 1 << 16, [n_bases, 0, 0, 0], false, seed)?;
     let mut bases = gen.download_bases(BaseSet::H, n_bases)?;
@@ -244,16 +244,17 @@ pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Resu
         let (g, _) = gpu.msm_dense(BaseSet::H, &rm)?;
         rep.row("MSM 4096 scalars r-1 = -sum", Some(g == -c), 0.0, 0.0, "");
     }
-    bases.truncate(1 << 17);
+    bases.truncate(1 << 18);
     drop(gpu);
     // B_G2 bases for the whole-partition checks, with the edge cases of the L vector.
-    let mut g2_bases = synthetic::random_g2_bases(1 << 17, seed ^ 0x6232);
+    let mut g2_bases = synthetic::random_g2_bases(1 << 18, seed ^ 0x6232);
     g2_bases[5] = G2Affine::identity();
     g2_bases[7] = g2_bases[3];
     g2_bases[9] = -g2_bases[3];
 
-    // A whole partition through prove() against the CPU path.
-    for log in [14u32, 17] {
+    // A whole partition through prove() against the CPU path: 2^14 and 2^17 run the
+    // shared-memory NTT passes, 2^18 the radix-2^9 ones (with the full tables, as at 2^27).
+    for log in [14u32, 17, 18] {
         let n = 1usize << log;
         let part = SyntheticPartition::new(
             log,
