@@ -1,0 +1,139 @@
+//! What `GpuProver` allocates at start: the device opened, the memory plan chosen from its
+//! free memory (memory_plan.rs), every buffer carved from the one allocation, and the pair
+//! sums made once the bases are on the device.
+
+use super::super::device::{self, DevBuf};
+use super::super::layout::{AFFINE_BYTES, FR_BYTES, G2_AFFINE_BYTES, XYZZ2_BYTES, XYZZ_BYTES};
+use super::super::memory_plan::{gib, MemoryPlan, SLOT};
+use super::super::msm::{self, Curve, MsmWork};
+use super::super::ntt::{self, NttTables};
+use super::super::stream::StreamBuffers;
+use super::super::GpuError;
+use super::{G2Part, GpuProver, Planning};
+
+impl GpuProver {
+    /// Opens the device and carves every buffer (the bases are uploaded by the caller, or
+    /// made on the device by `new_synthetic`, or streamed).
+    pub(crate) fn allocate(
+        ordinal: usize,
+        max_log: u32,
+        max_scalars: usize,
+        counts: [usize; 4],
+        g2_count: usize,
+        how: Planning,
+    ) -> Result<Self, GpuError> {
+        if max_log > 31 || counts.iter().any(|&c| c >= 1 << 31) {
+            return Err(GpuError::TooLarge("indices are 31-bit".into()));
+        }
+        let mut dev = device::open(ordinal)?;
+        let (free, total) = dev.mem_info()?;
+        // Keep 512 MiB for the driver, the module and the kernels' local memory.
+        let budget = free.saturating_sub(512 << 20);
+        let plan = match how {
+            Planning::Fit { limit } => {
+                let budget = budget.min(limit.unwrap_or(usize::MAX));
+                MemoryPlan::choose(max_log, max_scalars, counts, g2_count, budget)
+            }
+            Planning::Stream(bytes) => {
+                let plan =
+                    MemoryPlan::resident(max_log, max_scalars, counts, g2_count).streaming(bytes);
+                if plan.bytes() <= budget {
+                    Ok(plan)
+                } else {
+                    Err(format!("need {:.1} GiB", gib(plan.bytes())))
+                }
+            }
+        }
+        .map_err(|why| {
+            GpuError::OutOfMemory(format!(
+                "2^{max_log} domain, {max_scalars} scalars, {g2_count} B_G2 bases: {why} ({:.1} GiB free of {:.1})",
+                gib(free),
+                gib(total)
+            ))
+        })?;
+        dev.allocate(plan.bytes())?;
+        let empty = DevBuf { ptr: 0, bytes: 0 };
+        let (bases, stream) = match plan.stream_bytes {
+            None => (counts.map(|c| dev.carve(c * AFFINE_BYTES)), None),
+            Some(s) => {
+                let bufs = [dev.carve(s), dev.carve(s)];
+                ([empty; 4], Some(StreamBuffers::new(&dev, bufs)?))
+            }
+        };
+        let n = 1usize << max_log;
+        let abc = [0; 4].map(|_| dev.carve(n * FR_BYTES));
+        let spares = (0..plan.spares).map(|_| dev.carve(n * FR_BYTES)).collect();
+        let scalars = dev.carve(max_scalars * FR_BYTES);
+        let plans = [counts[1], counts[2], counts[3]].map(|c| dev.carve(c * 12));
+        let full = plan
+            .ntt_full
+            .then(|| (dev.carve(ntt::full_tables_bytes(max_log)), max_log));
+        let tables = NttTables::new(dev.carve(ntt::tables_bytes(max_log)), full);
+        // H's MSM is dense: no ones, no pair sums.
+        let pairs: [DevBuf; 4] = std::array::from_fn(|i| {
+            if plan.pairs && i > 0 {
+                dev.carve(msm::pair_count(counts[i]) * AFFINE_BYTES)
+            } else {
+                empty
+            }
+        });
+        let (g1_terms, g2_terms) = plan.max_terms();
+        let work = MsmWork::carve(&mut dev, g1_terms);
+        let results = dev.carve(plan.g1_slots() * XYZZ_BYTES);
+        let g2 = (g2_count > 0).then(|| G2Part {
+            bases: if stream.is_some() {
+                empty
+            } else {
+                dev.carve(g2_count * G2_AFFINE_BYTES)
+            },
+            pairs: if plan.pairs {
+                dev.carve(msm::pair_count(g2_count) * G2_AFFINE_BYTES)
+            } else {
+                empty
+            },
+            work: MsmWork::carve_for(&mut dev, Curve::G2, g2_terms),
+            results: dev.carve(plan.pieces()[4] * SLOT * XYZZ2_BYTES),
+        });
+        let ev = [(); 19].map(|_| dev.event());
+        let ev = ev
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()?
+            .try_into()
+            .ok()
+            .unwrap();
+        Ok(GpuProver {
+            dev,
+            plan,
+            bases,
+            stream,
+            pairs,
+            abc,
+            spares,
+            preloaded: None,
+            scalars,
+            plans,
+            tables,
+            work,
+            results,
+            g2,
+            ev,
+            registered: Vec::new(),
+        })
+    }
+
+    /// Enqueues the pair sums of every base vector that has them (the plan's `pairs`), on
+    /// the compute stream, once the bases are on the device.
+    pub(crate) fn make_pair_sums(&self) -> Result<(), GpuError> {
+        for (i, pairs) in self.pairs.iter().enumerate() {
+            if pairs.bytes > 0 {
+                let n = self.plan.counts[i];
+                msm::enqueue_pair_sums(&self.dev, Curve::G1, self.bases[i].ptr, n, pairs.ptr)?;
+            }
+        }
+        if let Some(g) = self.g2.as_ref().filter(|g| g.pairs.bytes > 0) {
+            let n = self.plan.g2_count;
+            msm::enqueue_pair_sums(&self.dev, Curve::G2, g.bases.ptr, n, g.pairs.ptr)?;
+        }
+        Ok(())
+    }
+}
