@@ -105,7 +105,7 @@ impl MemoryPlan {
     /// with the largest staging buffers that fit; an error naming the sizes when none does.
     /// The order is what each saves a partition at 32 GiB on an H200: `a` ahead its upload
     /// (78 ms), `b` ahead the wait for `c`'s upload (the NTTs then run back to back), the
-    /// pair sums ~18 ms for 16 GiB, the full tables 9 ms for 12 GiB (docs/perf.md).
+    /// pair sums 12 ms for 16 GiB, the full tables 9 ms for 12 GiB (docs/perf.md).
     /// `CUZK_BASE_PAIRS=0` leaves the pair sums out (for measurements side by side).
     pub fn choose(
         max_log: u32,
