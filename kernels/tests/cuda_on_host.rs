@@ -146,14 +146,15 @@ fn xyzz2_at(b: &[u8]) -> G2Projective {
 }
 
 /// A plan MSM's driver output: the W window sums, then the ones' batch sum, combined as the
-/// host does (`combine_windows`, then the batch sum added); and the ones' sum the driver made
-/// again over the bases' aligned pair sums (`batch_add_pairs*`).
-fn plan_sum<P: DeviceXyzz>(out: &[u8], win: &Windows) -> (P::Projective, P::Projective) {
+/// host does (`combine_windows`, then the batch sum added); and the ones' sums the driver
+/// made again over the bases' aligned pair sums, then over the aligned and odd ones
+/// (`batch_add_pairs*`).
+fn plan_sum<P: DeviceXyzz>(out: &[u8], win: &Windows) -> (P::Projective, [P::Projective; 2]) {
     let (n, w) = (std::mem::size_of::<P>(), win.windows as usize);
-    assert_eq!(out.len(), (w + 2) * n);
+    assert_eq!(out.len(), (w + 3) * n);
     let sums: Vec<P> = (0..w).map(|i| xyzz_raw(&out[n * i..])).collect();
     let at = |i: usize| xyzz_raw::<P>(&out[n * i..]).to_projective();
-    (combine_windows(win, &sums) + at(w), at(w + 1))
+    (combine_windows(win, &sums) + at(w), [at(w + 1), at(w + 2)])
 }
 
 #[test]
@@ -342,12 +343,13 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
         .collect();
     ones.extend([5, 7, 9]);
     ones.extend(100..160);
-    // Ascending, as the plans list them, so aligned pairs 2i, 2i + 1 follow each other (the
-    // pair sums' batch addition takes them as one); then pairs whose sum is P + ∞ (4, 5), a
-    // doubling (10, 11), infinity (12, 13), a pair twice, and entries out of order that must
-    // not pair (21, 20; 9 then 8).
+    // Ascending, as the plans list them, so neighbours follow each other (the pair sums'
+    // batch addition takes them as one); then pairs whose sum is P + ∞ (4, 5; odd: 5, 6), a
+    // doubling (10, 11; odd: 15, 16), infinity (12, 13; odd: 17, 18), a pair twice, and
+    // entries out of order that must not pair (21, 20; 9 then 8).
     ones.sort_unstable();
     ones.extend([4, 5, 10, 11, 12, 13, 30, 31, 30, 31, 21, 20, 9, 8]);
+    ones.extend([5, 6, 15, 16, 17, 18, 41, 42, 499]);
 
     let mut g2 = random_g2_bases(nb, 13);
     g2[5] = G2Affine::identity();
@@ -355,6 +357,8 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
     g2[9] = -g2[3];
     g2[11] = g2[10];
     g2[13] = -g2[12];
+    g2[16] = g2[15];
+    g2[18] = -g2[17];
     let mut g1: Vec<G1Affine> = vec![G1Affine::identity(); nb];
     let p1: Vec<G1Projective> = (0..nb).map(|_| G1Projective::random(&mut rng)).collect();
     G1Projective::batch_normalize(&p1, &mut g1);
@@ -363,6 +367,8 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
     g1[9] = -g1[3];
     g1[11] = g1[10];
     g1[13] = -g1[12];
+    g1[16] = g1[15];
+    g1[18] = -g1[17];
     let (ones2, ones1) = (
         ones.iter()
             .map(|&b| G2Projective::from(g2[b as usize]))
@@ -410,7 +416,8 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
             let (sum, pair_ones) = plan_sum::<Xyzz2>(&out, &win);
             let what = format!("G2 {build}, c = {c}, chunks of {chunk}, all windows: {all}");
             assert_eq!(sum, want2, "{what}");
-            assert_eq!(pair_ones, ones2, "{what}: the ones over pair sums");
+            assert_eq!(pair_ones[0], ones2, "{what}: the ones over aligned pair sums");
+            assert_eq!(pair_ones[1], ones2, "{what}: the ones over aligned and odd sums");
         }
 
         // G1 with the default build (op 6: the split accumulator), then the called madd's
@@ -424,7 +431,8 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
             let (sum, pair_ones) = plan_sum::<Xyzz>(&out, &win);
             let what = format!("G1 {build}, c = {c}, chunks of {chunk}, all windows: {all}");
             assert_eq!(sum, want1, "{what}");
-            assert_eq!(pair_ones, ones1, "{what}: the ones over pair sums");
+            assert_eq!(pair_ones[0], ones1, "{what}: the ones over aligned pair sums");
+            assert_eq!(pair_ones[1], ones1, "{what}: the ones over aligned and odd sums");
         }
     }
 }

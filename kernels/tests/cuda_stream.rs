@@ -112,22 +112,29 @@ fn memory_plan_streams_only_when_the_key_does_not_fit() {
     let resident = MemoryPlan::resident(27, scalars.max(1 << 27), counts, g2);
     let choose = |budget| MemoryPlan::choose(27, scalars.max(1 << 27), counts, g2, budget);
     // An H200 holds the 32 GiB key, the spare buffers for the next partition's `a` and `b`,
-    // the bases' pair sums and the NTT's three full tables (120.4 GiB in all); a device with
-    // just less room goes without the tables, then without the pair sums (with the tables
-    // again where they fit), then without the spare for `b`, then without both spares.
+    // the bases' aligned and odd pair sums and the NTT's three full tables (136.3 GiB in
+    // all); a device with just less room goes without the odd pair sums, then without the
+    // tables, then without any pair sums (with the tables again where they fit), then
+    // without the spare for `b`, then without both spares.
     let spare_a = resident.with_spares(1);
     let spares = resident.with_spares(2);
     let tables = spares.with_ntt_full();
     let pairs = spares.with_pairs();
     let all = pairs.with_ntt_full();
-    assert_eq!(choose(139 << 30).unwrap(), all);
+    let odd = spares.with_odd_pairs().with_ntt_full();
+    assert_eq!(choose(139 << 30).unwrap(), odd);
     assert!(
-        all.bytes() < 121 << 30,
+        odd.bytes() < 137 << 30,
         "an H200 holds the 32 GiB key, both spares, the pair sums and the tables"
     );
-    // A pair sum for every two L, A, B_G1 and B_G2 bases (the H MSM has no ones).
-    let pair_bytes = counts[1..].iter().map(|c| c / 2 * 96).sum::<usize>() + g2 / 2 * 192;
-    assert_eq!(all.bytes() - tables.bytes(), pair_bytes + 4 * 256);
+    // A pair sum for every two L, A, B_G1 and B_G2 bases (the H MSM has no ones), and an
+    // odd one for every two from the second on.
+    let pair_bytes = |first: usize| {
+        counts[1..].iter().map(|c| (c - first) / 2 * 96).sum::<usize>() + (g2 - first) / 2 * 192
+    };
+    assert_eq!(odd.bytes() - all.bytes(), pair_bytes(1) + 4 * 256);
+    assert_eq!(choose(odd.bytes() - 1).unwrap(), all);
+    assert_eq!(all.bytes() - tables.bytes(), pair_bytes(0) + 4 * 256);
     assert_eq!(choose(all.bytes() - 1).unwrap(), pairs);
     assert_eq!(choose(all.bytes()).unwrap(), all);
     assert!(pairs.bytes() > tables.bytes());

@@ -35,9 +35,11 @@ pub struct MemoryPlan {
     pub spares: usize,
     /// The NTT's full tables (three of 2^max_log elements).
     pub ntt_full: bool,
-    /// The pair sums P_{2i} + P_{2i+1} of the L, A, B_G1 (and B_G2) bases, for the ones'
-    /// batch additions.
+    /// The aligned pair sums P_{2i} + P_{2i+1} of the L, A, B_G1 (and B_G2) bases, for the
+    /// ones' batch additions.
     pub pairs: bool,
+    /// The odd pair sums P_{2i+1} + P_{2i+2} too (with `pairs` only).
+    pub odd_pairs: bool,
 }
 
 impl MemoryPlan {
@@ -51,6 +53,7 @@ impl MemoryPlan {
             spares: 0,
             ntt_full: false,
             pairs: false,
+            odd_pairs: false,
         }
     }
 
@@ -63,6 +66,7 @@ impl MemoryPlan {
             spares: 0,
             ntt_full: false,
             pairs: false,
+            odd_pairs: false,
             ..self
         }
     }
@@ -82,7 +86,7 @@ impl MemoryPlan {
         }
     }
 
-    /// The same sizes with the bases' pair sums (resident bases only).
+    /// The same sizes with the bases' aligned pair sums (resident bases only).
     pub fn with_pairs(self) -> Self {
         MemoryPlan {
             pairs: true,
@@ -90,23 +94,35 @@ impl MemoryPlan {
         }
     }
 
-    /// Bytes of the pair sums: L, A, B_G1 and B_G2 (the H MSM has no ones).
-    pub fn pairs_bytes(&self) -> usize {
-        self.counts[1..]
-            .iter()
-            .map(|&c| pair_count(c) * AFFINE_BYTES)
-            .sum::<usize>()
-            + pair_count(self.g2_count) * G2_AFFINE_BYTES
+    /// The same sizes with the aligned and the odd pair sums.
+    pub fn with_odd_pairs(self) -> Self {
+        MemoryPlan {
+            pairs: true,
+            odd_pairs: true,
+            ..self
+        }
     }
 
-    /// The resident plan with both spare buffers, the pair sums and the NTT's full tables
-    /// when they fit in `budget` bytes, else without the tables, else without the pairs,
-    /// else with both spares, else the spare for `a`, else none, else the streaming plan
-    /// with the largest staging buffers that fit; an error naming the sizes when none does.
-    /// The order is what each saves a partition at 32 GiB on an H200: `a` ahead its upload
-    /// (78 ms), `b` ahead the wait for `c`'s upload (the NTTs then run back to back), the
-    /// pair sums 12 ms for 16 GiB, the full tables 9 ms for 12 GiB (docs/perf.md).
-    /// `CUZK_BASE_PAIRS=0` leaves the pair sums out (for measurements side by side).
+    /// Bytes of the pair sums from point `first` on (0: aligned, 1: odd) of the L, A, B_G1
+    /// and B_G2 bases (the H MSM has no ones).
+    pub fn pairs_bytes(&self, first: usize) -> usize {
+        self.counts[1..]
+            .iter()
+            .map(|&c| pair_count(c, first) * AFFINE_BYTES)
+            .sum::<usize>()
+            + pair_count(self.g2_count, first) * G2_AFFINE_BYTES
+    }
+
+    /// The resident plan with both spare buffers, the aligned and odd pair sums and the NTT's
+    /// full tables when they fit in `budget` bytes, else without the odd pair sums, else
+    /// without the tables, else without any pair sums (with the tables, then without), else
+    /// the spare for `a`, else none, else the streaming plan with the largest staging
+    /// buffers that fit; an error naming the sizes when none does. The order is what each
+    /// saves a partition at 32 GiB on an H200: `a` ahead its upload (78 ms), `b` ahead the
+    /// wait for `c`'s upload (the NTTs then run back to back), the aligned pair sums 12 ms
+    /// for 16 GiB, the full tables 9 ms for 12 GiB, the odd pair sums ~6 ms for 16 GiB
+    /// more (docs/perf.md). `CUZK_BASE_PAIRS=0` leaves the pair sums out, `=1` the odd ones
+    /// (for measurements side by side).
     pub fn choose(
         max_log: u32,
         max_scalars: usize,
@@ -116,8 +132,9 @@ impl MemoryPlan {
     ) -> Result<Self, String> {
         let resident = Self::resident(max_log, max_scalars, counts, g2_count);
         let spares = resident.with_spares(2);
-        let pairs = pairs_wanted();
+        let (pairs, odd) = pairs_wanted();
         let candidates = [
+            (odd, spares.with_odd_pairs().with_ntt_full()),
             (pairs, spares.with_pairs().with_ntt_full()),
             (pairs, spares.with_pairs()),
             (true, spares.with_ntt_full()),
@@ -230,7 +247,12 @@ impl MemoryPlan {
                 0
             }
             + if self.pairs {
-                self.pairs_bytes() + 4 * 256
+                self.pairs_bytes(0) + 4 * 256
+            } else {
+                0
+            }
+            + if self.odd_pairs {
+                self.pairs_bytes(1) + 4 * 256
             } else {
                 0
             }
@@ -241,10 +263,14 @@ impl MemoryPlan {
     }
 }
 
-/// Whether plans may take the pair sums (`CUZK_BASE_PAIRS=0`: never, so one binary times the
-/// batch additions with and without them).
-fn pairs_wanted() -> bool {
-    std::env::var("CUZK_BASE_PAIRS").as_deref() != Ok("0")
+/// Whether plans may take the aligned pair sums and the odd ones (`CUZK_BASE_PAIRS=0`:
+/// neither, `=1`: the aligned ones only; so one binary times the batch additions each way).
+fn pairs_wanted() -> (bool, bool) {
+    match std::env::var("CUZK_BASE_PAIRS").as_deref() {
+        Ok("0") => (false, false),
+        Ok("1") => (true, false),
+        _ => (true, true),
+    }
 }
 
 pub(crate) fn gib(b: usize) -> f64 {

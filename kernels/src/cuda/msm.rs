@@ -17,7 +17,7 @@ use super::GpuError;
 
 mod batch_add;
 mod windows;
-pub(crate) use batch_add::{enqueue_batch_add, enqueue_pair_sums, pair_count};
+pub(crate) use batch_add::{enqueue_batch_add, enqueue_pair_sums, pair_count, PairSums};
 pub use windows::Windows;
 
 /// Widest window (2^21 buckets a window; 12 windows). Windows whose buckets do not all fit

@@ -209,7 +209,8 @@ impl GpuG2Msm {
             None,
         )?;
         e2.record(ks)?;
-        msm::enqueue_batch_add(d, &self.work, self.bases.ptr, 0, ones, no, ones_out)?;
+        let none = msm::PairSums::default();
+        msm::enqueue_batch_add(d, &self.work, self.bases.ptr, none, ones, no, ones_out)?;
         e3.record(ks)?;
         let mut sums = vec![Xyzz2::default(); SLOT];
         d.download(&mut sums, out, ks)?;

@@ -5,6 +5,7 @@
 //! with the plan of B_G1 (B_G1 and B_G2 have one base per B-variable, in the same order).
 
 mod allocate;
+use allocate::PairBufs;
 mod ceilings;
 mod check;
 mod steps;
@@ -18,7 +19,7 @@ use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
 use super::device::{DevBuf, Device, Event};
 use super::layout::{Xyzz, Xyzz2, G2_AFFINE_BYTES};
 use super::memory_plan::{gib, MemoryPlan, SLOT};
-use super::msm::MsmWork;
+use super::msm::{MsmWork, PairSums};
 use super::ntt::{self, NttTables};
 use super::staged_upload::{self, Staging};
 use super::stream::StreamBuffers;
@@ -124,7 +125,7 @@ pub type LayerOutputs = (Vec<Fr>, Vec<blstrs::Fp>, Vec<G1Projective>);
 struct G2Part {
     bases: DevBuf,
     /// The B_G2 bases' pair sums (empty when the plan has none).
-    pairs: DevBuf,
+    pairs: PairBufs,
     work: MsmWork,
     results: DevBuf,
 }
@@ -137,7 +138,7 @@ pub struct GpuProver {
     stream: Option<StreamBuffers>,
     /// The pair sums P_{2i} + P_{2i+1} of the L, A, B_G1 bases, indexed as `bases` (H's, and
     /// all when the plan has none, empty).
-    pairs: [DevBuf; 4],
+    pairs: [PairBufs; 4],
     /// a, b, c and the scratch buffer of the NTTs.
     abc: [DevBuf; 4],
     /// Where the next partition's `a` (and `b`) upload ahead (swapped with `abc[0]`, `abc[1]`
@@ -349,7 +350,9 @@ impl GpuProver {
                 "not held"
             },
             if self.plan.pairs {
-                format!("held ({:.1} GiB)", gib(self.plan.pairs_bytes()))
+                let odd = if self.plan.odd_pairs { self.plan.pairs_bytes(1) } else { 0 };
+                let what = if odd > 0 { "aligned and odd" } else { "aligned" };
+                format!("{what}, {:.1} GiB", gib(self.plan.pairs_bytes(0) + odd))
             } else {
                 "not held".into()
             },
@@ -521,7 +524,7 @@ impl GpuProver {
         }
         let h_spec = SumSpec {
             bases: self.bases[0],
-            pairs: 0,
+            pairs: PairSums::default(),
             count: n - 1,
             plan: None,
             scalars: h,
@@ -566,7 +569,7 @@ impl GpuProver {
             let (terms, ones) = plan_ptrs[i];
             let spec = SumSpec {
                 bases: self.bases[i + 1],
-                pairs: self.pairs[i + 1].ptr,
+                pairs: self.pairs[i + 1].sums(),
                 count: self.plan.counts[i + 1],
                 plan: Some((plan, terms, ones)),
                 scalars: self.scalars.ptr,
@@ -586,7 +589,7 @@ impl GpuProver {
                 let (terms, ones) = plan_ptrs[2];
                 let spec = SumSpec {
                     bases: g.bases,
-                    pairs: g.pairs.ptr,
+                    pairs: g.pairs.sums(),
                     count: self.plan.g2_count,
                     plan: Some((p.b_plan, terms, ones)),
                     scalars: self.scalars.ptr,

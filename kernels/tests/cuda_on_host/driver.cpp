@@ -48,8 +48,9 @@ struct KernCalledG2 : Kern<fp2_t> {
 
 // Reads c, W, K[9], S, Q, counts, bases, scalars, terms, ones; runs the launch sequence of
 // msm::enqueue_msm and enqueue_batch_add; writes the W window sums and the ones' sum, then
-// the ones' sum again over the bases' aligned pair sums (pair_sums_*, 5 a thread, then
-// batch_add_pairs*, as enqueue_pair_sums and enqueue_batch_add with pairs launch them).
+// the ones' sum again over the bases' aligned pair sums, then over the aligned and the odd
+// ones (pair_sums_*, 5 a thread, then batch_add_pairs*, as enqueue_pair_sums and
+// enqueue_batch_add with pairs launch them).
 // all_windows: every window sorted into one array (msm_scan with totals, msm_rebase), then
 // one accumulate and one fixup over all W·B buckets, as enqueue_msm does for small MSMs;
 // else a window at a time in one window's array.
@@ -116,13 +117,16 @@ template <class F, class K = Kern<F>> static void plan_msm(bool all_windows) {
   xyzz_p<F> acc; xyzz_set_inf(acc);
   for (u32 i = 0; i < parts; i++) xyzz_add(acc, part[i]);
   wr(&acc, sizeof acc);
-  const u32 np = nb / 2, per = 5;
-  std::vector<affine_p<F>> pairs(np + 1);
+  const u32 np = nb / 2, np_odd = (nb - 1) / 2, per = 5;
+  std::vector<affine_p<F>> pairs(np + 1), odd(np_odd + 1);
   grid((np + per - 1) / per, [&] { Kern<F>::pair_sums(bases.data(), np, per, pairs.data()); });
-  grid(parts, [&] { Kern<F>::batch_pairs(bases.data(), pairs.data(), ones.data(), no, S, part.data()); }, K::block);
-  xyzz_set_inf(acc);
-  for (u32 i = 0; i < parts; i++) xyzz_add(acc, part[i]);
-  wr(&acc, sizeof acc);
+  grid((np_odd + per - 1) / per, [&] { Kern<F>::pair_sums(bases.data() + 1, np_odd, per, odd.data()); });
+  for (const affine_p<F>* o : {(const affine_p<F>*)nullptr, (const affine_p<F>*)odd.data()}) {
+    grid(parts, [&] { Kern<F>::batch_pairs(bases.data(), pairs.data(), o, ones.data(), no, S, part.data()); }, K::block);
+    xyzz_set_inf(acc);
+    for (u32 i = 0; i < parts; i++) xyzz_add(acc, part[i]);
+    wr(&acc, sizeof acc);
+  }
 }
 
 int main() {

@@ -1,7 +1,7 @@
 //! The ones' batch addition Σ_{i ∈ ones} P_i (msm.cu `batch_add*`), and with the proving
-//! key's aligned pair sums S_i = P_{2i} + P_{2i+1} on the device (pairs.cu) one madd for
-//! each pair 2i, 2i + 1 of the list instead of two: about a quarter of a real witness's ones
-//! sit in such pairs (docs/gpu.md "Ones in aligned pairs").
+//! key's pair sums on the device (pairs.cu: the aligned S_i = P_{2i} + P_{2i+1} and the odd
+//! T_i = P_{2i+1} + P_{2i+2}) one madd for each two neighbouring ones of the list instead of
+//! two (docs/gpu.md "Ones in pairs").
 
 use cudarc::driver::sys::CUdeviceptr;
 
@@ -9,37 +9,47 @@ use super::super::device::{args, Device};
 use super::super::GpuError;
 use super::{chunk_len, grid, point_kernels, AccumulateBuild, Curve, MsmWork};
 
-/// Pair sums a vector of `bases` points has: one for each aligned pair 2i, 2i + 1 (an odd
-/// last base has none; the lists never pair it).
-pub(crate) const fn pair_count(bases: usize) -> usize {
-    bases / 2
+/// Pair sums a vector of `bases` points has from its point `first` on (0: the aligned ones,
+/// P_{2i} + P_{2i+1}; 1: the odd ones, P_{2i+1} + P_{2i+2}): one for each two points left.
+pub(crate) const fn pair_count(bases: usize, first: usize) -> usize {
+    bases.saturating_sub(first) / 2
+}
+
+/// A base vector's pair sums on the device (0: not held).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PairSums {
+    pub(crate) aligned: CUdeviceptr,
+    pub(crate) odd: CUdeviceptr,
 }
 
 /// Pair sums one thread of `pair_sums_*` makes with one inversion.
 const PAIR_SUMS_PER_THREAD: u32 = 64;
 
-/// Enqueues S_i = P_{2i} + P_{2i+1} (affine, infinity as zeros) for i < pair_count(n) of the
-/// `n` points at `bases` into `out`, on the compute stream (once, when the bases are on the
-/// device).
+/// Enqueues the pair sums P_{first+2i} + P_{first+2i+1} (affine, infinity as zeros) for
+/// i < pair_count(n, first) of the `n` points at `bases` into `out`, on the compute stream
+/// (once, when the bases are on the device).
 pub(crate) fn enqueue_pair_sums(
     dev: &Device,
     curve: Curve,
     bases: CUdeviceptr,
     n: usize,
+    first: usize,
     out: CUdeviceptr,
 ) -> Result<(), GpuError> {
-    let np = pair_count(n);
+    let np = pair_count(n, first);
     if np == 0 {
         return Ok(());
     }
-    let f = match curve {
-        Curve::G1 => dev.k.pair_sums_g1,
-        Curve::G2 => dev.k.pair_sums_g2,
+    let (f, point) = match curve {
+        Curve::G1 => (dev.k.pair_sums_g1, super::super::layout::AFFINE_BYTES),
+        Curve::G2 => (dev.k.pair_sums_g2, super::super::layout::G2_AFFINE_BYTES),
     };
+    let from = bases + (first * point) as u64;
     let threads = np.div_ceil(PAIR_SUMS_PER_THREAD as usize);
     let (np32, per) = (np as u32, PAIR_SUMS_PER_THREAD);
-    // SAFETY: pair_sums_g1/_g2(bases, npairs, S, out): bases hold 2·npairs ≤ n points of the
-    // curve, out npairs (the caller carves pair_count(n) points).
+    // SAFETY: pair_sums_g1/_g2(bases, npairs, S, out): from `from` on, bases hold
+    // 2·npairs ≤ n − first points of the curve, out npairs (the caller carves
+    // pair_count(n, first) points).
     unsafe {
         dev.launch(
             "pair sums",
@@ -48,20 +58,20 @@ pub(crate) fn enqueue_pair_sums(
             128,
             0,
             dev.compute,
-            &mut args![bases, np32, per, out],
+            &mut args![from, np32, per, out],
         )
     }
 }
 
 /// Enqueues Σ_i bases[idx[i]] (idx = 0: Σ_{i<n} bases[i]) into one XYZZ of the workspace's
-/// curve at `out`. With `pairs` (not 0: the pair sums of these bases, see
-/// [`enqueue_pair_sums`]) and a list, aligned pairs of the list take one madd of their pair
-/// sum (the default build's kernels only; the others ignore `pairs`).
+/// curve at `out`. With `pairs` (the pair sums of these bases, see [`enqueue_pair_sums`]; at
+/// least the aligned ones) and a list, two neighbouring entries whose pair sum is held take
+/// one madd of it (the default build's kernels only; the others ignore `pairs`).
 pub(crate) fn enqueue_batch_add(
     dev: &Device,
     w: &MsmWork,
     bases: CUdeviceptr,
-    pairs: CUdeviceptr,
+    pairs: PairSums,
     idx: CUdeviceptr,
     n: usize,
     out: CUdeviceptr,
@@ -70,7 +80,8 @@ pub(crate) fn enqueue_batch_add(
     let pk = point_kernels(dev, w.curve)?;
     let rt = w.curve.reduce_threads();
     let ab = w.curve.acc_block();
-    let paired = pairs != 0 && idx != 0 && AccumulateBuild::current() == AccumulateBuild::Split;
+    let paired =
+        pairs.aligned != 0 && idx != 0 && AccumulateBuild::current() == AccumulateBuild::Split;
     let per = chunk_len(dev, pk.batch_add, ab, n)?;
     let parts = n.div_ceil(per);
     let groups = parts.div_ceil(256);
@@ -78,7 +89,7 @@ pub(crate) fn enqueue_batch_add(
         (n as u32, per as u32, parts as u32, 256u32, groups as u32);
     // SAFETY: arguments match msm.cu's batch_add and xyzz_reduce (or their _g2
     // instantiations, the workspace's curve) and pairs.cu's batch_add_pairs(_g2), which
-    // take the pair sums after the bases and have the same blocks, registers and shared
+    // take the aligned and the odd pair sums (or null) after the bases and have the same blocks, registers and shared
     // memory as batch_add_split(_g2) (so the same chunking); partials hold
     // MAX_CHUNK_THREADS + 1024 points and partials2 1024 (parts ≤ MAX_CHUNK_THREADS,
     // groups ≤ 1024); reduction blocks have the threads the kernel's shared array is sized
@@ -96,7 +107,15 @@ pub(crate) fn enqueue_batch_add(
                 ab,
                 0,
                 s,
-                &mut args![bases, pairs, idx, n32, per32, w.partials.ptr],
+                &mut args![
+                    bases,
+                    pairs.aligned,
+                    pairs.odd,
+                    idx,
+                    n32,
+                    per32,
+                    w.partials.ptr
+                ],
             )?;
         } else {
             dev.launch(

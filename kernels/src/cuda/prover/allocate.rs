@@ -5,7 +5,7 @@
 use super::super::device::{self, DevBuf};
 use super::super::layout::{AFFINE_BYTES, FR_BYTES, G2_AFFINE_BYTES, XYZZ2_BYTES, XYZZ_BYTES};
 use super::super::memory_plan::{gib, MemoryPlan, SLOT};
-use super::super::msm::{self, Curve, MsmWork};
+use super::super::msm::{self, Curve, MsmWork, PairSums};
 use super::super::ntt::{self, NttTables};
 use super::super::stream::StreamBuffers;
 use super::super::GpuError;
@@ -70,12 +70,9 @@ impl GpuProver {
             .then(|| (dev.carve(ntt::full_tables_bytes(max_log)), max_log));
         let tables = NttTables::new(dev.carve(ntt::tables_bytes(max_log)), full);
         // H's MSM is dense: no ones, no pair sums.
-        let pairs: [DevBuf; 4] = std::array::from_fn(|i| {
-            if plan.pairs && i > 0 {
-                dev.carve(msm::pair_count(counts[i]) * AFFINE_BYTES)
-            } else {
-                empty
-            }
+        let pairs: [PairBufs; 4] = std::array::from_fn(|i| {
+            let n = if i > 0 { counts[i] } else { 0 };
+            PairBufs::carve(&mut dev, &plan, n, AFFINE_BYTES)
         });
         let (g1_terms, g2_terms) = plan.max_terms();
         let work = MsmWork::carve(&mut dev, g1_terms);
@@ -86,11 +83,7 @@ impl GpuProver {
             } else {
                 dev.carve(g2_count * G2_AFFINE_BYTES)
             },
-            pairs: if plan.pairs {
-                dev.carve(msm::pair_count(g2_count) * G2_AFFINE_BYTES)
-            } else {
-                empty
-            },
+            pairs: PairBufs::carve(&mut dev, &plan, g2_count, G2_AFFINE_BYTES),
             work: MsmWork::carve_for(&mut dev, Curve::G2, g2_terms),
             results: dev.carve(plan.pieces()[4] * SLOT * XYZZ2_BYTES),
         });
@@ -121,19 +114,63 @@ impl GpuProver {
         })
     }
 
-    /// Enqueues the pair sums of every base vector that has them (the plan's `pairs`), on
-    /// the compute stream, once the bases are on the device.
+    /// Enqueues the pair sums of every base vector that has them (the plan's `pairs` and
+    /// `odd_pairs`), on the compute stream, once the bases are on the device.
     pub(crate) fn make_pair_sums(&self) -> Result<(), GpuError> {
         for (i, pairs) in self.pairs.iter().enumerate() {
-            if pairs.bytes > 0 {
-                let n = self.plan.counts[i];
-                msm::enqueue_pair_sums(&self.dev, Curve::G1, self.bases[i].ptr, n, pairs.ptr)?;
-            }
+            let (bases, n) = (self.bases[i].ptr, self.plan.counts[i]);
+            pairs.make(&self.dev, Curve::G1, bases, n)?;
         }
-        if let Some(g) = self.g2.as_ref().filter(|g| g.pairs.bytes > 0) {
-            let n = self.plan.g2_count;
-            msm::enqueue_pair_sums(&self.dev, Curve::G2, g.bases.ptr, n, g.pairs.ptr)?;
+        if let Some(g) = &self.g2 {
+            g.pairs
+                .make(&self.dev, Curve::G2, g.bases.ptr, self.plan.g2_count)?;
         }
         Ok(())
+    }
+}
+
+/// One base vector's pair sums on the device (empty where the plan holds none).
+#[derive(Clone, Copy)]
+pub(super) struct PairBufs {
+    aligned: DevBuf,
+    odd: DevBuf,
+}
+
+impl PairBufs {
+    /// The pair sums the plan holds for a vector of n points of `point` bytes.
+    fn carve(dev: &mut device::Device, plan: &MemoryPlan, n: usize, point: usize) -> Self {
+        let empty = DevBuf { ptr: 0, bytes: 0 };
+        let mut take = |held: bool, first: usize| match (held, msm::pair_count(n, first)) {
+            (true, np) if np > 0 => dev.carve(np * point),
+            _ => empty,
+        };
+        PairBufs {
+            aligned: take(plan.pairs, 0),
+            odd: take(plan.odd_pairs, 1),
+        }
+    }
+
+    /// Enqueues both kinds from the vector's n points at `bases`.
+    fn make(
+        &self,
+        dev: &device::Device,
+        curve: Curve,
+        bases: u64,
+        n: usize,
+    ) -> Result<(), GpuError> {
+        for (buf, first) in [(self.aligned, 0), (self.odd, 1)] {
+            if buf.bytes > 0 {
+                msm::enqueue_pair_sums(dev, curve, bases, n, first, buf.ptr)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Their device pointers for `msm::enqueue_batch_add` (0 where not held).
+    pub(super) fn sums(&self) -> PairSums {
+        PairSums {
+            aligned: self.aligned.ptr,
+            odd: self.odd.ptr,
+        }
     }
 }

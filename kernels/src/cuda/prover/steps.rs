@@ -137,7 +137,7 @@ impl GpuProver {
         self.ev[0].record(ks)?;
         let win: Windows =
             msm::enqueue_msm(d, &self.work, bases, terms, nt, self.scalars.ptr, out, None)?;
-        let pairs = self.pairs[set as usize].ptr;
+        let pairs = self.pairs[set as usize].sums();
         msm::enqueue_batch_add(d, &self.work, bases, pairs, ones, no, ones_out)?;
         self.ev[1].record(ks)?;
         let mut sums = vec![Xyzz::default(); SLOT];

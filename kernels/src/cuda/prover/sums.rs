@@ -7,7 +7,7 @@ use cudarc::driver::sys::CUdeviceptr;
 use super::super::device::{DevBuf, Device, Event};
 use super::super::layout::{DeviceXyzz, FR_BYTES};
 use super::super::memory_plan::SLOT;
-use super::super::msm::{self, MsmWork, Windows, MAX_WINDOWS};
+use super::super::msm::{self, MsmWork, PairSums, Windows, MAX_WINDOWS};
 use super::super::stream::{self, StreamBuffers};
 use super::super::GpuError;
 use crate::msm::PlanRef;
@@ -16,9 +16,9 @@ use crate::msm::PlanRef;
 /// plan and scalars lie on the device, and the host bases it streams from.
 pub(super) struct SumSpec<'p, T> {
     pub(super) bases: DevBuf,
-    /// The bases' pair sums on the device (0: none; used only when the MSM runs in one
+    /// The bases' pair sums on the device (none held: 0; used only when the MSM runs in one
     /// piece from resident bases).
-    pub(super) pairs: CUdeviceptr,
+    pub(super) pairs: PairSums,
     pub(super) count: usize,
     pub(super) plan: Option<(PlanRef<'p>, CUdeviceptr, CUdeviceptr)>,
     pub(super) scalars: CUdeviceptr,
@@ -86,7 +86,7 @@ pub(super) fn enqueue_sum<T>(
                 let pairs = if stream.is_none() && pieces.len() == 1 {
                     spec.pairs
                 } else {
-                    0
+                    PairSums::default()
                 };
                 let no = pc.ones.len();
                 msm::enqueue_batch_add(d, work, base0, pairs, ones, no, ones_out)?;
