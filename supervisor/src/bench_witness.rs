@@ -243,25 +243,26 @@ fn pct(n: f64, of: f64) -> f64 {
     100.0 * n / of.max(1.0)
 }
 
-/// The mix, and the ones' madds over the aligned pair sums as a fraction of the ones
-/// ("units": 1 − (ones in aligned pairs)/2 of them, docs/gpu.md "Ones in aligned pairs").
+/// The mix, and the ones' madds over the pair sums as a fraction of the ones ("units": with
+/// the aligned pair sums alone, and with the odd ones too; docs/gpu.md "Ones in pairs").
 fn print_measured(stats: &[MixStats; 3]) {
     println!(
-        "  measured {:>11} {:>7} {:>7} {:>7} {:>7} | terms with at most 8 / 16 / 32 / 64 / 128 / 253 bits, % of terms | full-width equivalent at c = {} / {}",
-        "scalars", "0 %", "1 %", "other %", "units", DIGIT_WIDTHS[0], DIGIT_WIDTHS[1]
+        "  measured {:>11} {:>7} {:>7} {:>7} {:>13} | terms with at most 8 / 16 / 32 / 64 / 128 / 253 bits, % of terms | full-width equivalent at c = {} / {}",
+        "scalars", "0 %", "1 %", "other %", "units al/any", DIGIT_WIDTHS[0], DIGIT_WIDTHS[1]
     );
     for (name, s) in QUERIES.iter().zip(stats) {
         let n = s.total() as f64;
         let up_to = [8, 16, 32, 64, 128, 253]
             .map(|b| format!("{:5.1}", pct(s.terms_up_to(b) as f64, s.terms as f64)));
         println!(
-            "  {:<8} {:>11} {:>7.2} {:>7.2} {:>7.2} {:>7.3} | {} | {:.0} / {:.0} terms ({:.2} / {:.2} % of the scalars)",
+            "  {:<8} {:>11} {:>7.2} {:>7.2} {:>7.2} {:>6.3}/{:.3} | {} | {:.0} / {:.0} terms ({:.2} / {:.2} % of the scalars)",
             name,
             s.total(),
             pct(s.zeros as f64, n),
             pct(s.ones as f64, n),
             pct(s.terms as f64, n),
             s.one_units as f64 / s.ones.max(1) as f64,
+            s.one_units_any as f64 / s.ones.max(1) as f64,
             up_to.join(" "),
             s.full_width_equivalent(0),
             s.full_width_equivalent(1),

@@ -29,6 +29,9 @@ pub struct MixStats {
     /// Madds of the ones' batch addition over the bases' aligned pair sums: the ones less
     /// those whose base 2i + 1 follows 2i in the list (the GPU's `batch_add_pairs`).
     pub one_units: usize,
+    /// The same with the odd pair sums too: any two neighbours i, i + 1 of the list are one
+    /// madd (taken greedily from the start, as the kernel walks its chunk).
+    pub one_units_any: usize,
 }
 
 impl MixStats {
@@ -41,7 +44,8 @@ impl MixStats {
             terms: plan.terms.len(),
             by_bits: vec![0; 256],
             nonzero_digits: [0; 2],
-            one_units: plan.ones.len() - aligned_pairs(&plan.ones),
+            one_units: plan.ones.len() - neighbour_pairs(&plan.ones, true),
+            one_units_any: plan.ones.len() - neighbour_pairs(&plan.ones, false),
         };
         for &[_, si] in &plan.terms {
             let k = &scalars[si as usize];
@@ -70,13 +74,14 @@ impl MixStats {
     }
 }
 
-/// Aligned pairs 2i, 2i + 1 that follow each other in a ones list (each a madd saved when
-/// the pair sums are on the device).
-pub fn aligned_pairs(ones: &[u32]) -> usize {
+/// Pairs of neighbours b, b + 1 that follow each other in a ones list, taken greedily from
+/// the start (each a madd saved when its pair sum is on the device); `aligned`: only those
+/// with b even (the aligned pair sums alone).
+pub fn neighbour_pairs(ones: &[u32], aligned: bool) -> usize {
     let mut pairs = 0;
     let mut i = 0;
     while i + 1 < ones.len() {
-        if ones[i].is_multiple_of(2) && ones[i + 1] == ones[i] + 1 {
+        if (!aligned || ones[i].is_multiple_of(2)) && ones[i + 1] == ones[i] + 1 {
             pairs += 1;
             i += 2;
         } else {
@@ -96,16 +101,21 @@ pub fn bit_length(k: &Limbs) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::aligned_pairs;
+    use super::neighbour_pairs;
 
     #[test]
-    fn aligned_pairs_are_counted_as_the_batch_addition_takes_them() {
-        assert_eq!(aligned_pairs(&[0, 1, 2, 3]), 2);
+    fn pairs_are_counted_as_the_batch_addition_takes_them() {
+        let aligned = |o: &[u32]| neighbour_pairs(o, true);
+        let any = |o: &[u32]| neighbour_pairs(o, false);
+        assert_eq!((aligned(&[0, 1, 2, 3]), any(&[0, 1, 2, 3])), (2, 2));
         // 1, 2 are neighbours but not an aligned pair; 5 after the pair (4, 5) starts over.
-        assert_eq!(aligned_pairs(&[1, 2, 4, 5, 5, 6, 7]), 2);
+        assert_eq!(aligned(&[1, 2, 4, 5, 5, 6, 7]), 2);
+        // Greedy: (1, 2), (4, 5), (5, 6); 7 alone.
+        assert_eq!(any(&[1, 2, 4, 5, 5, 6, 7]), 3);
+        assert_eq!(any(&[1, 2, 3]), 1);
         // A pair listed twice is taken twice; out of order it is not taken.
-        assert_eq!(aligned_pairs(&[2, 3, 2, 3, 9, 8]), 2);
-        assert_eq!(aligned_pairs(&[]), 0);
-        assert_eq!(aligned_pairs(&[6]), 0);
+        assert_eq!(aligned(&[2, 3, 2, 3, 9, 8]), 2);
+        assert_eq!(any(&[2, 3, 2, 3, 9, 8]), 2);
+        assert_eq!((aligned(&[]), any(&[6])), (0, 0));
     }
 }
