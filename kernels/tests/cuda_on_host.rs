@@ -416,8 +416,14 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
             let (sum, pair_ones) = plan_sum::<Xyzz2>(&out, &win);
             let what = format!("G2 {build}, c = {c}, chunks of {chunk}, all windows: {all}");
             assert_eq!(sum, want2, "{what}");
-            assert_eq!(pair_ones[0], ones2, "{what}: the ones over aligned pair sums");
-            assert_eq!(pair_ones[1], ones2, "{what}: the ones over aligned and odd sums");
+            assert_eq!(
+                pair_ones[0], ones2,
+                "{what}: the ones over aligned pair sums"
+            );
+            assert_eq!(
+                pair_ones[1], ones2,
+                "{what}: the ones over aligned and odd sums"
+            );
         }
 
         // G1 with the default build (op 6: the split accumulator), then the called madd's
@@ -431,8 +437,14 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
             let (sum, pair_ones) = plan_sum::<Xyzz>(&out, &win);
             let what = format!("G1 {build}, c = {c}, chunks of {chunk}, all windows: {all}");
             assert_eq!(sum, want1, "{what}");
-            assert_eq!(pair_ones[0], ones1, "{what}: the ones over aligned pair sums");
-            assert_eq!(pair_ones[1], ones1, "{what}: the ones over aligned and odd sums");
+            assert_eq!(
+                pair_ones[0], ones1,
+                "{what}: the ones over aligned pair sums"
+            );
+            assert_eq!(
+                pair_ones[1], ones1,
+                "{what}: the ones over aligned and odd sums"
+            );
         }
     }
 }

@@ -130,7 +130,11 @@ fn memory_plan_streams_only_when_the_key_does_not_fit() {
     // A pair sum for every two L, A, B_G1 and B_G2 bases (the H MSM has no ones), and an
     // odd one for every two from the second on.
     let pair_bytes = |first: usize| {
-        counts[1..].iter().map(|c| (c - first) / 2 * 96).sum::<usize>() + (g2 - first) / 2 * 192
+        counts[1..]
+            .iter()
+            .map(|c| (c - first) / 2 * 96)
+            .sum::<usize>()
+            + (g2 - first) / 2 * 192
     };
     assert_eq!(odd.bytes() - all.bytes(), pair_bytes(1) + 4 * 256);
     assert_eq!(choose(odd.bytes() - 1).unwrap(), all);
