@@ -120,7 +120,7 @@ impl MemoryPlan {
     /// buffers that fit; an error naming the sizes when none does. The order is what each
     /// saves a partition at 32 GiB on an H200: `a` ahead its upload (78 ms), `b` ahead the
     /// wait for `c`'s upload (the NTTs then run back to back), the aligned pair sums 12 ms
-    /// for 16 GiB, the full tables 9 ms for 12 GiB, the odd pair sums ~6 ms for 16 GiB
+    /// for 16 GiB, the full tables 9 ms for 12 GiB, the odd pair sums 5.5 ms for 16 GiB
     /// more (docs/perf.md). `CUZK_BASE_PAIRS=0` leaves the pair sums out, `=1` the odd ones
     /// (for measurements side by side).
     pub fn choose(
