@@ -30,10 +30,10 @@ __device__ __forceinline__ xyzz_p<F> pair_xyzz(const affine_p<F>* bases, u32 i) 
 }
 
 // Thread t makes pair sums [t·S, t·S + S) of `npairs` in affine coordinates (the odd ones:
-// the same kernel on the bases from P_1 on), with one
-// inversion for its S sums (Montgomery's trick, as srs_synthetic): d_i = ZZ_i·ZZZ_i (1 for
-// infinity), prefix products parked in the output's x slots, one inversion, then walked back
-// with each sum made again (two madds, cheaper than keeping 192 bytes a sum):
+// the same kernel on the bases from P_1 on), with one inversion for its S sums (Montgomery's
+// trick, as srs_synthetic): d_i = ZZ_i·ZZZ_i (1 for infinity), prefix products parked in the
+// output's x slots, one inversion, then walked back with each sum made again (two madds,
+// cheaper than keeping 192 bytes a sum):
 // 1/ZZ = ZZZ·d^{-1}, 1/ZZZ = ZZ·d^{-1}, so x = X·ZZZ·d^{-1}, y = Y·ZZ·d^{-1}. Infinity is
 // written as all zeros (the affine layout's infinity, which the madd skips).
 template <class F>
