@@ -496,36 +496,56 @@ BATCH_ADD(batch_add, fp_t, __launch_bounds__(128, 4))
 BATCH_ADD(batch_add_g2, fp2_t, )                       // G2: uncapped, one wave (as accumulate)
 
 // The batch addition of the Split build (msm::AccumulateBuild): the SPLIT prefetching loop without
-// runs, the next base prefetched into shared memory, the accumulator split (xyzz_madd_sh).
-template <class F, int BLOCK>
-__device__ __forceinline__ void batch_add_split_loop(const affine_p<F>* bases, const u32* idx, u32 n, u32 S,
-                                                     xyzz_p<F>* out) {
+// runs, the next point prefetched into shared memory, the accumulator split (xyzz_madd_sh).
+// Thread t sums the units that start in entries [t·S, t·S + S) of the list into out[t]; a
+// unit source says where the unit at entry i (< hi) lies and how many entries it takes
+// (`next(i, hi, at)`): OneBase one base an entry (here), PairUnits two neighbours as one
+// pair sum (pairs.cu).
+template <class F, int BLOCK, class Units>
+__device__ __forceinline__ void batch_add_units(const Units& units, u32 n, u32 S, xyzz_p<F>* out) {
   __shared__ affine_p<F> slot[2][BLOCK];
   __shared__ F zz[BLOCK], zzz[BLOCK];
   const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
   const u32 lo = t * S;
   if (lo >= n) return;
   const u32 hi = min(n, lo + S);
-  prefetch_base(&slot[0][threadIdx.x], bases + (idx ? idx[lo] : lo));
+  const affine_p<F>* at;
+  u32 step = units.next(lo, hi, at);
+  prefetch_base(&slot[0][threadIdx.x], at);
   cp_async_commit();
   u32 k = 0;
   xyzz_sh<F> acc;
   xyzz_sh_init(acc, &zz[threadIdx.x], &zzz[threadIdx.x]);
-  for (u32 i = lo; i < hi; i++) {
-    if (i + 1 < hi) prefetch_base(&slot[k ^ 1][threadIdx.x], bases + (idx ? idx[i + 1] : i + 1));
+  for (u32 i = lo; i < hi;) {
+    const u32 i2 = i + step;
+    if (i2 < hi) {
+      step = units.next(i2, hi, at);
+      prefetch_base(&slot[k ^ 1][threadIdx.x], at);
+    }
     cp_async_commit();
     cp_async_wait1();
     xyzz_madd_sh(acc, sh_addr(&slot[k][threadIdx.x]), false);
     k ^= 1;
+    i = i2;
   }
   out[t] = xyzz_sh_get(acc);
 }
+
+// One base an entry: bases[idx[i]] (idx = 0: dense, bases[i]).
+template <class F> struct OneBase {
+  const affine_p<F>* bases;
+  const u32* idx;
+  __device__ __forceinline__ u32 next(u32 i, u32, const affine_p<F>*& at) const {
+    at = bases + (idx ? idx[i] : i);
+    return 1;
+  }
+};
 extern "C" __global__ void __launch_bounds__(ACC_BLOCK, 4) batch_add_split(const affine_t* bases, const u32* idx,
                                                                            u32 n, u32 S, xyzz_t* out) {
-  batch_add_split_loop<fp_t, ACC_BLOCK>(bases, idx, n, S, out);
+  batch_add_units<fp_t, ACC_BLOCK>(OneBase<fp_t>{bases, idx}, n, S, out);
 }
 extern "C" __global__ void __launch_bounds__(ACC_BLOCK_G2) batch_add_split_g2(const g2_affine_t* bases,
                                                                               const u32* idx, u32 n, u32 S,
                                                                               g2_xyzz_t* out) {
-  batch_add_split_loop<fp2_t, ACC_BLOCK_G2>(bases, idx, n, S, out);
+  batch_add_units<fp2_t, ACC_BLOCK_G2>(OneBase<fp2_t>{bases, idx}, n, S, out);
 }

@@ -4,8 +4,8 @@
 // once, when the bases are uploaded: S_i = P_{2i} + P_{2i+1}, the aligned ones, and
 // T_i = P_{2i+1} + P_{2i+2}, the odd ones), two neighbouring ones cost one mixed addition
 // instead of two: a real 2 KiB witness's 1.269 M ones of L take 0.954 M madds with the
-// aligned sums, 0.847 M with both. Needs the madd and split accumulator of ec.cuh and
-// msm.cu's prefetch helpers.
+// aligned sums, 0.847 M with both. The batch addition is msm.cu's loop (batch_add_units)
+// over the units PairUnits gives.
 
 // Field inversion for the pair sums' conversion to affine: Fp by Fermat (fp_inv); Fp2 by
 // its norm, (c0 + c1·u)^{-1} = (c0 − c1·u)/(c0² + c1²) (u² = −1).
@@ -70,75 +70,45 @@ extern "C" __global__ void pair_sums_g2(const g2_affine_t* bases, u32 npairs, u3
   pair_sums<fp2_t>(bases, npairs, S, out);
 }
 
-// The next unit of a chunk of the ones' list from entry i (< hi): two entries when the next
-// one of the chunk is idx[i] + 1 and its pair sum is held (idx[i] even: pairs[idx[i]/2];
-// odd: odd[(idx[i] − 1)/2], the sums P_{2i+1} + P_{2i+2}, when the prover holds them, else
-// odd = nullptr), else one base (one entry). Any list sums correctly: a pair sum stands
-// exactly for the two entries it replaces, whatever the order (the lists are ascending,
-// which is where pairs are found).
-template <class F>
-__device__ __forceinline__ u32 next_unit(const affine_p<F>* bases, const affine_p<F>* pairs, const affine_p<F>* odd,
-                                         const u32* idx, u32 i, u32 hi, const affine_p<F>*& at) {
-  const u32 e = idx[i];
-  if (i + 1 < hi && idx[i + 1] == e + 1) {
-    if ((e & 1) == 0) {
-      at = pairs + (e >> 1);
-      return 2;
+// The units of the ones' list for batch_add_units (msm.cu): from entry i (< hi) two entries
+// when the next one of the chunk is idx[i] + 1 and its pair sum is held (idx[i] even:
+// pairs[idx[i]/2]; odd: odd[(idx[i] − 1)/2], the sums P_{2i+1} + P_{2i+2}, when the prover
+// holds them, else odd = nullptr), else one base (one entry). Any list sums correctly: a pair
+// sum stands exactly for the two entries it replaces, whatever the order (the lists are
+// ascending, which is where pairs are found). A chunk edge may cut a pair: its two entries
+// are then added one by one, by the two threads. With the odd sums too, any two neighbours
+// pair (greedily from the chunk's start): a real witness's ones take 0.668 units each
+// instead of 0.752 with the aligned sums alone.
+template <class F> struct PairUnits {
+  const affine_p<F>* bases;
+  const affine_p<F>* pairs;
+  const affine_p<F>* odd;
+  const u32* idx;
+  __device__ __forceinline__ u32 next(u32 i, u32 hi, const affine_p<F>*& at) const {
+    const u32 e = idx[i];
+    if (i + 1 < hi && idx[i + 1] == e + 1) {
+      if ((e & 1) == 0) {
+        at = pairs + (e >> 1);
+        return 2;
+      }
+      if (odd) {
+        at = odd + (e >> 1);
+        return 2;
+      }
     }
-    if (odd) {
-      at = odd + (e >> 1);
-      return 2;
-    }
+    at = bases + e;
+    return 1;
   }
-  at = bases + e;
-  return 1;
-}
+};
 
-// batch_add_split_loop (msm.cu) over units instead of entries: thread t sums the ones
-// idx[t·S .. t·S + S) into out[t], the next unit's point prefetched into shared memory while
-// the madd of the current one runs. A chunk edge may cut a pair: its two entries are then
-// added one by one, by the two threads. With the odd sums too, any two neighbours pair
-// (greedily from the chunk's start): a real witness's ones take 0.668 units each instead of
-// 0.752 with the aligned sums alone.
-template <class F, int BLOCK>
-__device__ __forceinline__ void batch_add_pairs_loop(const affine_p<F>* bases, const affine_p<F>* pairs,
-                                                     const affine_p<F>* odd, const u32* idx, u32 n, u32 S,
-                                                     xyzz_p<F>* out) {
-  __shared__ affine_p<F> slot[2][BLOCK];
-  __shared__ F zz[BLOCK], zzz[BLOCK];
-  const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
-  const u32 lo = t * S;
-  if (lo >= n) return;
-  const u32 hi = min(n, lo + S);
-  const affine_p<F>* at;
-  u32 step = next_unit(bases, pairs, odd, idx, lo, hi, at);
-  prefetch_base(&slot[0][threadIdx.x], at);
-  cp_async_commit();
-  u32 k = 0;
-  xyzz_sh<F> acc;
-  xyzz_sh_init(acc, &zz[threadIdx.x], &zzz[threadIdx.x]);
-  for (u32 i = lo; i < hi;) {
-    const u32 i2 = i + step;
-    if (i2 < hi) {
-      step = next_unit(bases, pairs, odd, idx, i2, hi, at);
-      prefetch_base(&slot[k ^ 1][threadIdx.x], at);
-    }
-    cp_async_commit();
-    cp_async_wait1();
-    xyzz_madd_sh(acc, sh_addr(&slot[k][threadIdx.x]), false);
-    k ^= 1;
-    i = i2;
-  }
-  out[t] = xyzz_sh_get(acc);
-}
 extern "C" __global__ void __launch_bounds__(ACC_BLOCK, 4) batch_add_pairs(const affine_t* bases, const affine_t* pairs,
                                                                            const affine_t* odd, const u32* idx, u32 n,
                                                                            u32 S, xyzz_t* out) {
-  batch_add_pairs_loop<fp_t, ACC_BLOCK>(bases, pairs, odd, idx, n, S, out);
+  batch_add_units<fp_t, ACC_BLOCK>(PairUnits<fp_t>{bases, pairs, odd, idx}, n, S, out);
 }
 extern "C" __global__ void __launch_bounds__(ACC_BLOCK_G2) batch_add_pairs_g2(const g2_affine_t* bases,
                                                                               const g2_affine_t* pairs,
                                                                               const g2_affine_t* odd, const u32* idx,
                                                                               u32 n, u32 S, g2_xyzz_t* out) {
-  batch_add_pairs_loop<fp2_t, ACC_BLOCK_G2>(bases, pairs, odd, idx, n, S, out);
+  batch_add_units<fp2_t, ACC_BLOCK_G2>(PairUnits<fp2_t>{bases, pairs, odd, idx}, n, S, out);
 }

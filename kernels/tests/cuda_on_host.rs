@@ -145,16 +145,30 @@ fn xyzz2_at(b: &[u8]) -> G2Projective {
     xyzz_raw::<Xyzz2>(b).to_projective()
 }
 
-/// A plan MSM's driver output: the W window sums, then the ones' batch sum, combined as the
-/// host does (`combine_windows`, then the batch sum added); and the ones' sums the driver
-/// made again over the bases' aligned pair sums, then over the aligned and odd ones
-/// (`batch_add_pairs*`).
-fn plan_sum<P: DeviceXyzz>(out: &[u8], win: &Windows) -> (P::Projective, [P::Projective; 2]) {
+/// Checks a plan MSM's driver output: the W window sums, then the ones' batch sum, combined
+/// as the host does (`combine_windows`, then the batch sum added) against `want`; and the
+/// ones' sums the driver made again over the bases' aligned pair sums, then over the aligned
+/// and odd ones (`batch_add_pairs*`), against `ones`.
+fn check_plan<P: DeviceXyzz>(
+    out: &[u8],
+    win: &Windows,
+    want: P::Projective,
+    ones: P::Projective,
+    what: &str,
+) where
+    P::Projective: std::fmt::Debug,
+{
     let (n, w) = (std::mem::size_of::<P>(), win.windows as usize);
-    assert_eq!(out.len(), (w + 3) * n);
+    assert_eq!(out.len(), (w + 3) * n, "{what}");
     let sums: Vec<P> = (0..w).map(|i| xyzz_raw(&out[n * i..])).collect();
     let at = |i: usize| xyzz_raw::<P>(&out[n * i..]).to_projective();
-    (combine_windows(win, &sums) + at(w), [at(w + 1), at(w + 2)])
+    assert_eq!(combine_windows(win, &sums) + at(w), want, "{what}");
+    assert_eq!(at(w + 1), ones, "{what}: the ones over aligned pair sums");
+    assert_eq!(
+        at(w + 2),
+        ones,
+        "{what}: the ones over aligned and odd sums"
+    );
 }
 
 #[test]
@@ -413,17 +427,8 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
                 dir.path(),
                 &plan_record(op, all, &win, chunk, q, &g2, &scalars, &terms, &ones),
             );
-            let (sum, pair_ones) = plan_sum::<Xyzz2>(&out, &win);
             let what = format!("G2 {build}, c = {c}, chunks of {chunk}, all windows: {all}");
-            assert_eq!(sum, want2, "{what}");
-            assert_eq!(
-                pair_ones[0], ones2,
-                "{what}: the ones over aligned pair sums"
-            );
-            assert_eq!(
-                pair_ones[1], ones2,
-                "{what}: the ones over aligned and odd sums"
-            );
+            check_plan::<Xyzz2>(&out, &win, want2, ones2, &what);
         }
 
         // G1 with the default build (op 6: the split accumulator), then the called madd's
@@ -434,17 +439,8 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
                 dir.path(),
                 &plan_record(op, all, &win, chunk, q, &g1, &scalars, &terms, &ones),
             );
-            let (sum, pair_ones) = plan_sum::<Xyzz>(&out, &win);
             let what = format!("G1 {build}, c = {c}, chunks of {chunk}, all windows: {all}");
-            assert_eq!(sum, want1, "{what}");
-            assert_eq!(
-                pair_ones[0], ones1,
-                "{what}: the ones over aligned pair sums"
-            );
-            assert_eq!(
-                pair_ones[1], ones1,
-                "{what}: the ones over aligned and odd sums"
-            );
+            check_plan::<Xyzz>(&out, &win, want1, ones1, &what);
         }
     }
 }
