@@ -89,8 +89,9 @@ pub(crate) fn enqueue_batch_add(
         (n as u32, per as u32, parts as u32, 256u32, groups as u32);
     // SAFETY: arguments match msm.cu's batch_add and xyzz_reduce (or their _g2
     // instantiations, the workspace's curve) and pairs.cu's batch_add_pairs(_g2), which
-    // take the aligned and the odd pair sums (or null) after the bases and have the same blocks, registers and shared
-    // memory as batch_add_split(_g2) (so the same chunking); partials hold
+    // take the aligned and the odd pair sums (or null) after the bases and run
+    // batch_add_split(_g2)'s loop with its blocks and shared memory (so the same
+    // chunking); pairs hold pair_count(n, 0) and pair_count(n, 1) points; partials hold
     // MAX_CHUNK_THREADS + 1024 points and partials2 1024 (parts ≤ MAX_CHUNK_THREADS,
     // groups ≤ 1024); reduction blocks have the threads the kernel's shared array is sized
     // for.
