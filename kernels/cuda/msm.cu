@@ -164,6 +164,61 @@ extern "C" __global__ void msm_scatter(const u32* digits, const u32* terms, u32*
   sorted[pos] = base | (raw < half ? 0x80000000u : 0u);
 }
 
+// The sort of a large MSM's window without a histogram (msm.rs `capped`): bucket b < used
+// owns the slots [b·cap, b·cap + cap) of `slots`, and each entry takes the next slot of its
+// bucket, so no offsets are needed before the scatter and msm_digits counts nothing; the
+// scatter's returning atomic on cnt[b] counts the bucket at the same time. An entry past
+// its bucket's cap, or in a bucket ≥ used, goes to the overflow list with its bucket
+// (ovf[2k], ovf[2k + 1]), so any scalars sort exactly; with cap a few deviations above the
+// mean count, uniform scalars (H's) overflow rarely. Then msm_scan and msm_rebase over
+// sub-windows turn cnt into offsets, msm_compact moves the slots into the sorted array
+// and msm_place_overflow adds the overflow behind each bucket's slots.
+extern "C" __global__ void msm_scatter_capped(const u32* digits, const u32* terms, u32* cnt, u32* slots, u32 cap,
+                                              u32 used, u32* ovf, u32* ovf_n, u32 m, u32 c, u32 lo, u32 hi) {
+  const u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  const u32 half = 1u << (c - 1);
+  const u32 raw = digits[i];
+  if (raw == half) return;
+  const u32 bucket = (raw > half ? raw - half : half - raw) - 1;
+  if (bucket < lo || bucket >= hi) return;
+  const u32 pos = atomicAdd(&cnt[bucket], 1u);
+  const u32 e = (terms ? terms[2 * i] : i) | (raw < half ? 0x80000000u : 0u);
+  if (bucket < used && pos < cap) {
+    slots[(size_t)bucket * cap + pos] = e;
+  } else {
+    const u32 k = atomicAdd(ovf_n, 1u);
+    ovf[2 * k] = e;
+    ovf[2 * k + 1] = bucket;
+  }
+}
+
+// Entries a bucket keeps in its slots: the first min(count, cap), none past `used`.
+__device__ __forceinline__ u32 capped_kept(u32 count, u32 b, u32 cap, u32 used) {
+  return b < used ? min(count, cap) : 0;
+}
+
+// Slot s (bucket b = s / cap, its j-th entry) to its place in the sorted array, off[b] + j.
+extern "C" __global__ void msm_compact(const u32* slots, const u32* cnt, const u32* off, u32* sorted, u32 cap,
+                                       u32 used) {
+  const size_t s = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= (size_t)used * cap) return;
+  const u32 b = (u32)(s / cap), j = (u32)(s - (size_t)b * cap);
+  if (j < capped_kept(cnt[b], b, cap, used)) sorted[off[b] + j] = slots[s];
+}
+
+// The overflow list's entries behind their buckets' slots: cursor[b] starts at off[b]
+// (msm_scan), and the kept entries fill [off[b], off[b] + kept). A grid-stride loop over
+// the list, whose length only the device knows (a few blocks do nothing when it is empty).
+extern "C" __global__ void msm_place_overflow(const u32* ovf, const u32* ovf_n, const u32* cnt, u32* cursor,
+                                              u32* sorted, u32 cap, u32 used) {
+  const u32 n = *ovf_n;
+  for (u32 k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) {
+    const u32 e = ovf[2 * k], b = ovf[2 * k + 1];
+    sorted[atomicAdd(&cursor[b], 1u) + capped_kept(cnt[b], b, cap, used)] = e;
+  }
+}
+
 // First bucket whose range holds position pos: the largest b with offsets[b] <= pos and
 // offsets[b + 1] > pos.
 __device__ __forceinline__ u32 find_bucket(const u32* off, u32 B, u32 pos) {

@@ -10,7 +10,7 @@ use cuzk_kernels::cuda::source;
 use cuzk_kernels::cuda::{driver_present, GpuError, GpuProver, ResidentBases};
 use cuzk_kernels::msm::scalars;
 
-const KERNELS: [&str; 32] = [
+const KERNELS: [&str; 35] = [
     "ntt_pass",
     "ntt_pass_full",
     "ntt_pass_r9",
@@ -20,6 +20,9 @@ const KERNELS: [&str; 32] = [
     "msm_digits",
     "msm_scan",
     "msm_scatter",
+    "msm_scatter_capped",
+    "msm_compact",
+    "msm_place_overflow",
     "msm_accumulate",
     "msm_accumulate_wide",
     "msm_fixup",

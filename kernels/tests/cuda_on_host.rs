@@ -289,12 +289,23 @@ fn fr_of(l: &Limbs) -> Fr {
     <Fr as ff::PrimeField>::from_repr_vartime(r).unwrap()
 }
 
-/// One plan MSM record for the driver (op 5: G2, op 6: G1; all_windows: every window in one
-/// sorted array, as `msm::enqueue_msm` sorts small MSMs).
+/// How the driver sorts a plan MSM's entries (driver.cpp `plan_msm`'s mode).
+#[derive(Clone, Copy, Debug)]
+enum Sort {
+    /// A window at a time, by its histogram.
+    Window = 0,
+    /// Every window in one sorted array, as `msm::enqueue_msm` sorts small MSMs.
+    AllWindows = 1,
+    /// A window at a time, into capped slots a bucket (`msm::capped`), most buckets
+    /// overflowing (3 slots each, a quarter of the buckets given none).
+    Capped = 2,
+}
+
+/// One plan MSM record for the driver (op 5: G2, op 6: G1).
 #[allow(clippy::too_many_arguments)]
 fn plan_record<T: Copy>(
     op: u32,
-    all_windows: bool,
+    sort: Sort,
     win: &Windows,
     chunk: u32,
     q: u32,
@@ -303,7 +314,7 @@ fn plan_record<T: Copy>(
     terms: &[[u32; 2]],
     ones: &[u32],
 ) -> Vec<u8> {
-    let mut v = record(op, all_windows as usize);
+    let mut v = record(op, sort as usize);
     let head = [win.c, win.windows];
     v.extend(bytes_of(&head));
     v.extend(bytes_of(&win.k));
@@ -330,7 +341,8 @@ fn xyzz1_at(b: &[u8]) -> G1Projective {
 /// msm.cu's kernels in their launch order, for G2 and G1, against Σ s·P by blst: scalars 0,
 /// 1, 2, r − 1 and random; infinity, repeated and negated bases; ones batch-added; windows
 /// c = 4, 5, 9, 13 and chunks of 1, 3, 17, 64 entries (buckets cut across chunks, fixup),
-/// each sorted a window at a time and with all windows in one array; bucket-reduction
+/// each sorted a window at a time (by histogram, and into capped slots that overflow) and
+/// with all windows in one array; bucket-reduction
 /// chunks of 3 or 4 buckets (3 leaves a short last chunk) and padded chunk results.
 #[test]
 fn msm_kernels_built_for_the_host_match_blstrs() {
@@ -410,11 +422,13 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
         .chain(ones.iter().map(|&b| G1Projective::from(g1[b as usize])))
         .fold(G1Projective::identity(), |a, b| a + b);
 
-    // Each width a window at a time and with all windows in one sorted array.
+    // Each width a window at a time (two ways) and with all windows in one sorted array.
     let cases = [(4u32, 3u32), (5, 1), (9, 17), (13, 64)]
         .into_iter()
-        .flat_map(|(c, chunk)| [(c, chunk, false), (c, chunk, true)]);
-    for (c, chunk, all) in cases {
+        .flat_map(|(c, chunk)| {
+            [Sort::Window, Sort::AllWindows, Sort::Capped].map(|s| (c, chunk, s))
+        });
+    for (c, chunk, sort) in cases {
         let win = Windows::for_width(c);
         // Bucket-reduction chunks of 3 buckets (c = 4, 13: not dividing the window's
         // buckets, a short last chunk) or 4.
@@ -425,9 +439,9 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
             let out = run(
                 &exe,
                 dir.path(),
-                &plan_record(op, all, &win, chunk, q, &g2, &scalars, &terms, &ones),
+                &plan_record(op, sort, &win, chunk, q, &g2, &scalars, &terms, &ones),
             );
-            let what = format!("G2 {build}, c = {c}, chunks of {chunk}, all windows: {all}");
+            let what = format!("G2 {build}, c = {c}, chunks of {chunk}, {sort:?}");
             check_plan::<Xyzz2>(&out, &win, want2, ones2, &what);
         }
 
@@ -437,9 +451,9 @@ fn msm_kernels_built_for_the_host_match_blstrs() {
             let out = run(
                 &exe,
                 dir.path(),
-                &plan_record(op, all, &win, chunk, q, &g1, &scalars, &terms, &ones),
+                &plan_record(op, sort, &win, chunk, q, &g1, &scalars, &terms, &ones),
             );
-            let what = format!("G1 {build}, c = {c}, chunks of {chunk}, all windows: {all}");
+            let what = format!("G1 {build}, c = {c}, chunks of {chunk}, {sort:?}");
             check_plan::<Xyzz>(&out, &win, want1, ones1, &what);
         }
     }

@@ -16,8 +16,10 @@ use super::layout::{DeviceXyzz, XYZZ2_BYTES, XYZZ_BYTES};
 use super::GpuError;
 
 mod batch_add;
+mod capped;
 mod windows;
 pub(crate) use batch_add::{enqueue_batch_add, enqueue_pair_sums, pair_count, PairSums};
+pub use capped::{window_slots, CappedWindow};
 pub use windows::Windows;
 
 /// Widest window (2^21 buckets a window; 12 windows). Windows whose buckets do not all fit
@@ -354,6 +356,13 @@ fn scatter_passes(m: usize) -> usize {
     })
 }
 
+/// Whether large MSMs sort a window into capped slots (`capped`); `CUZK_MSM_SORT=hist`
+/// sorts them by histogram as before 2026-12-04 (for side-by-side measurement).
+fn capped_sort() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("CUZK_MSM_SORT").map_or(true, |v| v != "hist"))
+}
+
 /// `CUZK_MSM_REDUCE_Q`: buckets a bucket-reduction chunk, instead of [`ReducePlan::new`]'s
 /// one wave (for measurements: a sweep of q with one build).
 fn forced_reduce_q() -> Option<usize> {
@@ -386,23 +395,42 @@ pub fn take_profile() -> [f64; 5] {
     std::mem::take(&mut *PROFILE.lock().unwrap())
 }
 
-struct Phase(Option<std::time::Instant>);
+/// A profiled MSM's phase clock (inactive unless `CUZK_MSM_PROFILE` is set) and its own
+/// phases' seconds; with `CUZK_MSM_PROFILE=each` each MSM prints them (stderr) at its end.
+struct Phase(Option<std::time::Instant>, [f64; 5]);
 
 impl Phase {
     fn start(dev: &Device) -> Result<Self, GpuError> {
         if !profiling() {
-            return Ok(Phase(None));
+            return Ok(Phase(None, [0.0; 5]));
         }
         dev.sync(dev.compute)?;
-        Ok(Phase(Some(std::time::Instant::now())))
+        Ok(Phase(Some(std::time::Instant::now()), [0.0; 5]))
     }
     fn end(&mut self, dev: &Device, i: usize) -> Result<(), GpuError> {
         if let Some(t) = self.0 {
             dev.sync(dev.compute)?;
-            PROFILE.lock().unwrap()[i] += t.elapsed().as_secs_f64();
+            let dt = t.elapsed().as_secs_f64();
+            PROFILE.lock().unwrap()[i] += dt;
+            self.1[i] += dt;
             self.0 = Some(std::time::Instant::now());
         }
         Ok(())
+    }
+    fn report(&self, curve: Curve, m: usize, win: &Windows) {
+        if self.0.is_some() && std::env::var("CUZK_MSM_PROFILE").is_ok_and(|v| v == "each") {
+            let ms: Vec<String> = PHASES
+                .iter()
+                .zip(self.1)
+                .map(|(n, t)| format!("{n} {:.2}", t * 1e3))
+                .collect();
+            eprintln!(
+                "msm profile: {curve:?} {m} terms, c = {}, {} windows: {} ms",
+                win.c,
+                win.windows,
+                ms.join(", ")
+            );
+        }
     }
 }
 
@@ -470,6 +498,12 @@ impl ReducePlan {
 /// the compute stream before the last window's scatter (a window at a time; with all
 /// windows at once, before the accumulation): about one window plus the bucket reduction
 /// before the MSM ends (~63 ms of H's 740 at 32 GiB on an H200).
+///
+/// `sorted_in`: a workspace whose last MSM on this stream had the same terms and scalars
+/// (B_G1's, for B_G2: one plan, one base index a B-variable in both groups). Its entries,
+/// sorted by bucket, and their offsets are still there, so this MSM skips its digits, scan
+/// and scatter and accumulates from them, when that MSM sorted all its windows into one
+/// array (a partition's tails); otherwise it sorts its own as usual.
 #[allow(clippy::too_many_arguments)] // the kernels' own inputs, each a device pointer or size
 pub(crate) fn enqueue_msm(
     dev: &Device,
@@ -480,6 +514,7 @@ pub(crate) fn enqueue_msm(
     scalars: CUdeviceptr,
     out: CUdeviceptr,
     near_end: Option<&Event>,
+    sorted_in: Option<&MsmWork>,
 ) -> Result<Windows, GpuError> {
     if m > w.max_terms {
         return Err(GpuError::TooLarge(format!(
@@ -529,7 +564,18 @@ pub(crate) fn enqueue_msm(
     // partition's L, A and B tails (16 windows of 1.2-1.8 M terms) a partly idle device at
     // the end of each of 16 accumulations and 16 small fixups. Larger ones (H: 13 windows
     // of 2^27) sort and accumulate a window at a time in one window's array.
-    let all_windows = !grouped && nw * m <= w.sorted_entries;
+    let reuse = sorted_in.filter(|src| !grouped && nw * m <= src.sorted_entries);
+    let all_windows = reuse.is_some() || (!grouped && nw * m <= w.sorted_entries);
+    // A window at a time (H), each window sorted into capped slots a bucket rather than by
+    // its histogram (`capped`), unless `CUZK_MSM_SORT=hist` or the digit buffer lacks room.
+    let capped = (!all_windows && !grouped && m >= capped::MIN_TERMS && capped_sort())
+        .then(|| capped::CappedPlan::new(w, &win, m))
+        .flatten();
+    // The sorted entries and their buckets' offsets the accumulation reads.
+    let (sorted, offsets) = match reuse {
+        Some(src) => (src.sorted.ptr, src.offsets.ptr),
+        None => (w.sorted.ptr, w.offsets.ptr),
+    };
     let acc_n = if all_windows { nw * m } else { m };
     let ab = w.curve.acc_block();
     let acc_s = chunk_len(dev, pk.accumulate, ab, acc_n)? as u32;
@@ -587,16 +633,7 @@ pub(crate) fn enqueue_msm(
                 ab,
                 0,
                 s,
-                &mut args![
-                    w.sorted.ptr,
-                    off,
-                    nbs,
-                    acc_s,
-                    bases,
-                    buckets,
-                    w.head.ptr,
-                    w.tail.ptr
-                ],
+                &mut args![sorted, off, nbs, acc_s, bases, buckets, w.head.ptr, w.tail.ptr],
             )?;
             ph.end(dev, 2)?;
             dev.launch(
@@ -615,80 +652,118 @@ pub(crate) fn enqueue_msm(
     // (the G1 and G2 instantiations take the same arguments); buffers are carved for
     // max_terms (checked above) and MAX_WB buckets of this workspace's curve (a group holds
     // g·nb ≤ MAX_WB), whose points the `bases` of the caller hold; the sorted array holds
-    // nw·m entries where all windows share it; partials (MAX_CHUNK_THREADS + 1024 points,
+    // nw·m entries where all windows share it (`sorted_in`'s: sorted there by an MSM of
+    // the same terms, whose base indices hold for these bases too); partials (MAX_CHUNK_THREADS + 1024 points,
     // free until a batch addition on this stream) the gw·parts ≤ MAX_CHUNKS window parts.
     unsafe {
-        if !grouped {
-            dev.memset(w.counts.ptr, nw * nb * 4, s)?;
-        }
-        dev.launch(
-            "msm digits",
-            dev.k.msm_digits,
-            grid(m, 256),
-            256,
-            0,
-            s,
-            &mut args![p],
-        )?;
-        for w0 in (0..nw).step_by(g) {
-            let gw = g.min(nw - w0);
-            if grouped {
-                dev.memset(w.counts.ptr, gw * nb * 4, s)?;
-                for i in 0..gw {
-                    let digits = w.digits.at((w0 + i) * m * 4);
-                    let counts = w.counts.at(i * nb * 4);
-                    dev.launch(
-                        "msm count",
-                        extra_kernel(dev, "msm_count")?,
-                        grid(m, 256),
-                        256,
-                        0,
-                        s,
-                        &mut args![digits, counts, m32, c32],
-                    )?;
-                }
+        if reuse.is_none() {
+            if !grouped {
+                dev.memset(w.counts.ptr, nw * nb * 4, s)?;
             }
-            let totals: CUdeviceptr = if all_windows { w.totals.ptr } else { 0 };
+            // The capped sort counts in its scatter: digits only.
+            let p = DigitParams {
+                counts: if capped.is_some() { 0 } else { p.counts },
+                ..p
+            };
             dev.launch(
-                "msm scan",
-                dev.k.msm_scan,
-                gw as u32,
-                1024,
+                "msm digits",
+                dev.k.msm_digits,
+                grid(m, 256),
+                256,
                 0,
                 s,
-                &mut args![w.counts.ptr, w.offsets.ptr, w.cursor.ptr, b32, totals],
+                &mut args![p],
             )?;
-            if all_windows {
-                let nw32 = nw as u32;
-                dev.launch(
-                    "msm rebase",
-                    dev.k.msm_rebase,
-                    grid(nw * nb, 256),
-                    256,
-                    0,
-                    s,
-                    &mut args![w.offsets.ptr, w.cursor.ptr, totals, b32, nw32],
-                )?;
-            }
-            ph.end(dev, 0)?;
-            if all_windows {
-                for i in 0..nw {
-                    scatter(i, w.cursor.at(i * nb * 4))?;
-                }
-                ph.end(dev, 1)?;
+        }
+        for w0 in (0..nw).step_by(g) {
+            let gw = g.min(nw - w0);
+            if reuse.is_some() {
+                // All windows in one group, their entries sorted already.
                 if let Some(e) = near_end {
                     e.record(s)?;
                 }
-                accumulate(&mut ph, w.offsets.ptr, (nw * nb) as u32, w.buckets.ptr)?;
+                accumulate(&mut ph, offsets, (nw * nb) as u32, w.buckets.ptr)?;
             } else {
-                for i in 0..gw {
-                    if let (Some(e), true) = (near_end, w0 + i + 1 == nw) {
-                        e.record(s)?;
+                if let Some(cp) = &capped {
+                    // Each window: scatter into slots, counts to offsets, slots to sorted.
+                    ph.end(dev, 0)?;
+                    for i in 0..nw {
+                        if let (Some(e), true) = (near_end, i + 1 == nw) {
+                            e.record(s)?;
+                        }
+                        let (off, cur) = (w.offsets.at(i * (nb + 1) * 4), w.cursor.at(i * nb * 4));
+                        let window = (w.digits.at(i * m * 4), terms, m, win.c);
+                        cp.enqueue_window(
+                            dev,
+                            w,
+                            i,
+                            window,
+                            passes,
+                            (w.counts.at(i * nb * 4), off, cur),
+                        )?;
+                        ph.end(dev, 1)?;
+                        accumulate(&mut ph, off, b32, w.buckets.at(i * nb * xb))?;
                     }
-                    scatter(w0 + i, w.cursor.at(i * nb * 4))?;
-                    ph.end(dev, 1)?;
-                    let off = w.offsets.at(i * (nb + 1) * 4);
-                    accumulate(&mut ph, off, b32, w.buckets.at(i * nb * xb))?;
+                } else {
+                    if grouped {
+                        dev.memset(w.counts.ptr, gw * nb * 4, s)?;
+                        for i in 0..gw {
+                            let digits = w.digits.at((w0 + i) * m * 4);
+                            let counts = w.counts.at(i * nb * 4);
+                            dev.launch(
+                                "msm count",
+                                extra_kernel(dev, "msm_count")?,
+                                grid(m, 256),
+                                256,
+                                0,
+                                s,
+                                &mut args![digits, counts, m32, c32],
+                            )?;
+                        }
+                    }
+                    let totals: CUdeviceptr = if all_windows { w.totals.ptr } else { 0 };
+                    dev.launch(
+                        "msm scan",
+                        dev.k.msm_scan,
+                        gw as u32,
+                        1024,
+                        0,
+                        s,
+                        &mut args![w.counts.ptr, w.offsets.ptr, w.cursor.ptr, b32, totals],
+                    )?;
+                    if all_windows {
+                        let nw32 = nw as u32;
+                        dev.launch(
+                            "msm rebase",
+                            dev.k.msm_rebase,
+                            grid(nw * nb, 256),
+                            256,
+                            0,
+                            s,
+                            &mut args![w.offsets.ptr, w.cursor.ptr, totals, b32, nw32],
+                        )?;
+                    }
+                    ph.end(dev, 0)?;
+                    if all_windows {
+                        for i in 0..nw {
+                            scatter(i, w.cursor.at(i * nb * 4))?;
+                        }
+                        ph.end(dev, 1)?;
+                        if let Some(e) = near_end {
+                            e.record(s)?;
+                        }
+                        accumulate(&mut ph, offsets, (nw * nb) as u32, w.buckets.ptr)?;
+                    } else {
+                        for i in 0..gw {
+                            if let (Some(e), true) = (near_end, w0 + i + 1 == nw) {
+                                e.record(s)?;
+                            }
+                            scatter(w0 + i, w.cursor.at(i * nb * 4))?;
+                            ph.end(dev, 1)?;
+                            let off = w.offsets.at(i * (nb + 1) * 4);
+                            accumulate(&mut ph, off, b32, w.buckets.at(i * nb * xb))?;
+                        }
+                    }
                 }
             }
             let (q32, gw32, pad32) = (rp.q as u32, gw as u32, rp.pad() as u32);
@@ -725,6 +800,7 @@ pub(crate) fn enqueue_msm(
             ph.end(dev, 4)?;
         }
     }
+    ph.report(w.curve, m, &win);
     Ok(win)
 }
 

@@ -207,6 +207,7 @@ impl GpuG2Msm {
             self.scalars.ptr,
             out,
             None,
+            None,
         )?;
         e2.record(ks)?;
         let none = msm::PairSums::default();

@@ -531,6 +531,7 @@ impl GpuProver {
             host: host.map(|b| b.h),
             terms_done: None,
             near_end: Some(e_h_near),
+            sorted_in: None,
         };
         let mut first = 0;
         let win_h = enqueue_sum(
@@ -576,6 +577,7 @@ impl GpuProver {
                 host: host_g1.map(|h| h[i]),
                 terms_done: Some([e_lt, e_at, e_bt][i]),
                 near_end: None,
+                sorted_in: None,
             };
             let w = enqueue_sum(d, &self.work, &mut self.stream, &spec, self.results, first)?;
             wins.push((first, w));
@@ -583,7 +585,8 @@ impl GpuProver {
             [e_l, e_a2, e_b2][i].record(ks)?;
         }
         // B_G2 last, on the same stream: it reuses B's plan and the scalars already on the
-        // device, and its own workspace.
+        // device, its own workspace for buckets and partials, and the entries B_G1's MSM
+        // just sorted by bucket in the G1 workspace (same terms, same base indices).
         let g2 = match (&self.g2, p.b_g2) {
             (Some(g), true) => {
                 let (terms, ones) = plan_ptrs[2];
@@ -596,6 +599,7 @@ impl GpuProver {
                     host: host.and_then(|b| b.b_g2),
                     terms_done: Some(e_g2t),
                     near_end: None,
+                    sorted_in: g2_reuses_sort().then_some(&self.work),
                 };
                 let w = enqueue_sum(d, &g.work, &mut self.stream, &spec, g.results, 0)?;
                 e_g2.record(ks)?;
@@ -694,6 +698,12 @@ impl Drop for GpuProver {
             let _ = unsafe { cudarc::driver::sys::cuMemHostUnregister(p as *mut _) };
         }
     }
+}
+
+/// Whether B_G2 accumulates from the entries B_G1's MSM sorted (`CUZK_G2_SORT=own`: it
+/// sorts its own, as before 2026-12-04; for side-by-side measurement).
+fn g2_reuses_sort() -> bool {
+    std::env::var("CUZK_G2_SORT").map_or(true, |v| v != "own")
 }
 
 /// `CUZK_UPLOAD_STAGING=0` uploads resident bases straight from pageable memory (the

@@ -9,6 +9,7 @@ static void wr(const void* p, size_t n) { fwrite(p, 1, n, stdout); }
 // host launches the kernel with other blocks).
 template <class Fn> static void grid(unsigned threads, Fn f, unsigned block = 128) {
   blockDim.x = block;
+  gridDim.x = (threads + block - 1) / block;
   for (unsigned b = 0; b * block < threads; b++)
     for (unsigned t = 0; t < block; t++) { blockIdx.x = b; threadIdx.x = t; f(); }
 }
@@ -51,10 +52,14 @@ struct KernCalledG2 : Kern<fp2_t> {
 // the ones' sum again over the bases' aligned pair sums, then over the aligned and the odd
 // ones (pair_sums_*, 5 a thread, then batch_add_pairs*, as enqueue_pair_sums and
 // enqueue_batch_add with pairs launch them).
-// all_windows: every window sorted into one array (msm_scan with totals, msm_rebase), then
-// one accumulate and one fixup over all W·B buckets, as enqueue_msm does for small MSMs;
-// else a window at a time in one window's array.
-template <class F, class K = Kern<F>> static void plan_msm(bool all_windows) {
+// mode 1 (all windows): every window sorted into one array (msm_scan with totals,
+// msm_rebase), then one accumulate and one fixup over all W·B buckets, as enqueue_msm does
+// for small MSMs; else a window at a time in one window's array, sorted by the histogram
+// (mode 0) or into capped slots (mode 2: msm_scatter_capped with 3 slots a bucket and the
+// top quarter of the buckets past `used`, so most buckets overflow; then the counts'
+// prefix sums, msm_compact and msm_place_overflow, as msm::capped launches them).
+template <class F, class K = Kern<F>> static void plan_msm(unsigned mode) {
+  const bool all_windows = mode == 1, capped = mode == 2;
   unsigned c, W, k[9], S, Q, nb, ns, m, no;
   rd(&c, 4); rd(&W, 4); rd(k, 36); rd(&S, 4); rd(&Q, 4);
   rd(&nb, 4); rd(&ns, 4); rd(&m, 4); rd(&no, 4);
@@ -69,7 +74,8 @@ template <class F, class K = Kern<F>> static void plan_msm(bool all_windows) {
       totals(W), sorted((size_t)W * m + 1);
   std::vector<xyzz_p<F>> buckets((size_t)W * B), reduced((size_t)W * pad);
   DigitParams p;
-  p.scalars = scalars.data(); p.terms = terms.data(); p.digits = digits.data(); p.counts = counts.data();
+  p.scalars = scalars.data(); p.terms = terms.data(); p.digits = digits.data();
+  p.counts = capped ? nullptr : counts.data();  // the capped sort counts in its scatter
   p.m = m; p.c = c; p.windows = W; memcpy(p.k, k, 36);
   grid(m, [&] { msm_digits(p); });
   // Window w's scatter in 1..4 bucket ranges, as msm::scatter_passes may choose.
@@ -88,8 +94,23 @@ template <class F, class K = Kern<F>> static void plan_msm(bool all_windows) {
     for (u32 b = 0; b < B; b++) { o[b] = cursor[(size_t)w * B + b] = run; run += counts[(size_t)w * B + b]; }
     if (all_windows) totals[w] = run;
     else o[B] = run;
+    if (capped) {
+      // The histogram above is not used: the capped scatter counts each bucket itself.
+      const u32 cap = 3, used = B - B / 4;
+      std::vector<u32> cnt(B, 0), slots((size_t)used * cap), ovf(2 * (size_t)m + 2), ovf_n(1, 0);
+      const u32* dw = digits.data() + (size_t)w * m;
+      for (u32 r = 0; r < 2; r++)
+        grid(m, [&] { msm_scatter_capped(dw, terms.data(), cnt.data(), slots.data(), cap, used, ovf.data(),
+                                         ovf_n.data(), m, c, B * r / 2, B * (r + 1) / 2); });
+      u32 run2 = 0;
+      for (u32 b = 0; b < B; b++) { o[b] = cursor[(size_t)w * B + b] = run2; run2 += cnt[b]; }
+      o[B] = run2;
+      u32* cur = cursor.data() + (size_t)w * B;
+      grid(used * cap, [&] { msm_compact(slots.data(), cnt.data(), o, sorted.data(), cap, used); });
+      grid(64, [&] { msm_place_overflow(ovf.data(), ovf_n.data(), cnt.data(), cur, sorted.data(), cap, used); }, 32);
+    }
     if (!all_windows) {
-      scatter(w);
+      if (!capped) scatter(w);
       const u32 threads = (m + S - 1) / S;
       std::vector<partial_p<F>> head(threads + 1), tail(threads + 1);
       xyzz_p<F>* bk = buckets.data() + (size_t)w * B;
@@ -163,15 +184,14 @@ int main() {
         xyzz_mul_small(acc, k);
         wr(&acc, sizeof acc);
       }
-    } else if (op == 5) {  // a plan MSM over G2 through the MSM kernels (n = 1: all windows
-                           // in one sorted array)
-      plan_msm<fp2_t>(n != 0);
+    } else if (op == 5) {  // a plan MSM over G2 through the MSM kernels (n: plan_msm's mode)
+      plan_msm<fp2_t>(n);
     } else if (op == 15) {  // the same with the called madd (msm_accumulate_g2, batch_add_g2)
-      plan_msm<fp2_t, KernCalledG2>(n != 0);
+      plan_msm<fp2_t, KernCalledG2>(n);
     } else if (op == 6) {  // the same over G1
-      plan_msm<fp_t>(n != 0);
+      plan_msm<fp_t>(n);
     } else if (op == 16) {  // the same with the called madd (msm_accumulate_wide, batch_add)
-      plan_msm<fp_t, KernCalled>(n != 0);
+      plan_msm<fp_t, KernCalled>(n);
     } else if (op == 7) {  // Fp pairs -> a·b, a² (fp_mul, fp_sqr), a·b − a², a² − a·b
                            // (fp_mul_sub_mul: one of the two borrows unless a·b = a²)
       for (unsigned i = 0; i < n; i++) {

@@ -13,7 +13,7 @@
 #define __shared__ static
 static inline int __clz(unsigned x) { return x ? __builtin_clz(x) : 32; }
 struct dim3_ { unsigned x; };
-static dim3_ blockIdx, blockDim, threadIdx;
+static dim3_ blockIdx, blockDim, threadIdx, gridDim;
 struct uint4 { unsigned x, y, z, w; };
 static inline uint4 __ldg(const uint4* p) { return *p; }
 static inline unsigned atomicAdd(unsigned* p, unsigned v) { unsigned o = *p; *p += v; return o; }

@@ -165,6 +165,31 @@ pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Resu
         log += 2;
     }
 
+    // Scalars from a handful of values: every term of a window lands in a few buckets, far
+    // past their capped slots (2^21 terms are sorted a window at a time, into capped slots
+    // with the overflow list taking the rest; msm/capped.rs).
+    if max_msm_log >= 21 {
+        let n = 1usize << 21;
+        let few = rand_scalars(6, seed ^ 360);
+        let mut pick = ChaCha8Rng::seed_from_u64(seed ^ 361);
+        let s: Vec<Limbs> = (0..n)
+            .map(|_| match pick.next_u32() % 8 {
+                6 => [0; 4],
+                7 => [1, 0, 0, 0],
+                k => few[k as usize],
+            })
+            .collect();
+        let (g, tg) = gpu.msm_dense(BaseSet::H, &s)?;
+        let (c, tc) = blst_msm(&bases[..n], &s);
+        rep.row(
+            "MSM 2^21 scalars of 8 values vs blst",
+            Some(g == c),
+            ms(tg),
+            tc,
+            "capped slots overflowing",
+        );
+    }
+
     // Every window width on one size (the size-based choice uses only some of them).
     {
         let n = 1usize << 18.min(max_msm_log);

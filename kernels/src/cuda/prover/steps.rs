@@ -135,8 +135,17 @@ impl GpuProver {
             None => (0, scalars.len(), 0, 0),
         };
         self.ev[0].record(ks)?;
-        let win: Windows =
-            msm::enqueue_msm(d, &self.work, bases, terms, nt, self.scalars.ptr, out, None)?;
+        let win: Windows = msm::enqueue_msm(
+            d,
+            &self.work,
+            bases,
+            terms,
+            nt,
+            self.scalars.ptr,
+            out,
+            None,
+            None,
+        )?;
         let pairs = self.pairs[set as usize].sums();
         msm::enqueue_batch_add(d, &self.work, bases, pairs, ones, no, ones_out)?;
         self.ev[1].record(ks)?;

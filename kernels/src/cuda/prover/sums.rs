@@ -29,6 +29,10 @@ pub(super) struct SumSpec<'p, T> {
     /// Recorded on the compute stream shortly before the Pippenger ends (msm::enqueue_msm's
     /// `near_end`) when the MSM runs in one piece.
     pub(super) near_end: Option<&'p Event>,
+    /// The workspace whose last MSM had this one's terms and scalars (B_G1's for B_G2),
+    /// whose sorted entries this one accumulates from when both run in one piece
+    /// (msm::enqueue_msm's `sorted_in`).
+    pub(super) sorted_in: Option<&'p MsmWork>,
 }
 
 /// Enqueues one MSM of `prove` (Pippenger over the plan's terms, batch addition over its
@@ -66,7 +70,8 @@ pub(super) fn enqueue_sum<T>(
             // Dense: term i of the piece is base lo + i with scalar lo + i.
             None => {
                 let scalars = spec.scalars + (pc.lo * FR_BYTES) as u64;
-                let w = msm::enqueue_msm(d, work, at, 0, pc.hi - pc.lo, scalars, out, near_end)?;
+                let n = pc.hi - pc.lo;
+                let w = msm::enqueue_msm(d, work, at, 0, n, scalars, out, near_end, None)?;
                 d.memset(ones_out, xb, d.compute)?;
                 w
             }
@@ -76,7 +81,20 @@ pub(super) fn enqueue_sum<T>(
                 let base0 = at.wrapping_sub((pc.lo * pb) as u64);
                 let terms = terms + (pc.terms.start * 8) as u64;
                 let nt = pc.terms.len();
-                let w = msm::enqueue_msm(d, work, base0, terms, nt, spec.scalars, out, near_end)?;
+                let sorted_in = spec
+                    .sorted_in
+                    .filter(|_| stream.is_none() && pieces.len() == 1);
+                let w = msm::enqueue_msm(
+                    d,
+                    work,
+                    base0,
+                    terms,
+                    nt,
+                    spec.scalars,
+                    out,
+                    near_end,
+                    sorted_in,
+                )?;
                 if let (Some(e), 1) = (spec.terms_done, pieces.len()) {
                     e.record(d.compute)?;
                 }
