@@ -16,7 +16,10 @@
 //    msm_rebase puts every window's entries into one sorted array.
 // 3. msm_scatter (per window): each term's base index, sign in bit 31, lands in its
 //    bucket's range: a counting sort by bucket; large MSMs in several launches over bucket
-//    ranges, one stretch of the sorted array a launch (msm.rs `scatter_passes`).
+//    ranges, one stretch of the sorted array a launch (msm.rs `scatter_passes`). Large
+//    MSMs sorted a window at a time skip steps 1's histogram and 2: msm_scatter_capped
+//    places each entry in its bucket's fixed slots and counts the bucket, then the counts'
+//    scan, msm_compact and msm_place_overflow (below) fill the same sorted array.
 // 4. msm_accumulate (per window, or once for all windows of a small MSM): the sorted array
 //    is cut into equal chunks of S entries; each thread sums its chunk (affine + XYZZ
 //    additions) in one flat loop, the threads of a warp in step; a bucket wholly inside the
