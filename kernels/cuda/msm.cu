@@ -201,13 +201,17 @@ __device__ __forceinline__ u32 capped_kept(u32 count, u32 b, u32 cap, u32 used) 
   return b < used ? min(count, cap) : 0;
 }
 
-// Slot s (bucket b = s / cap, its j-th entry) to its place in the sorted array, off[b] + j.
+// A warp a bucket: its kept slots, j < min(cnt[b], cap), to their places off[b] + j in the
+// sorted array, 32 consecutive entries a step (coalesced both ways). (A thread a slot, as
+// first written, spent 172 M threads a window at 2^27 on a division each and a third of
+// them on empty slots: ~0.7 ms a window.)
 extern "C" __global__ void msm_compact(const u32* slots, const u32* cnt, const u32* off, u32* sorted, u32 cap,
                                        u32 used) {
-  const size_t s = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (s >= (size_t)used * cap) return;
-  const u32 b = (u32)(s / cap), j = (u32)(s - (size_t)b * cap);
-  if (j < capped_kept(cnt[b], b, cap, used)) sorted[off[b] + j] = slots[s];
+  const u32 b = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+  if (b >= used) return;
+  const u32 kept = capped_kept(cnt[b], b, cap, used), at = off[b];
+  const u32* from = slots + (size_t)b * cap;
+  for (u32 j = lane; j < kept; j += 32) sorted[at + j] = from[j];
 }
 
 // The overflow list's entries behind their buckets' slots: cursor[b] starts at off[b]

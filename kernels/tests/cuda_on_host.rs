@@ -296,8 +296,8 @@ enum Sort {
     Window = 0,
     /// Every window in one sorted array, as `msm::enqueue_msm` sorts small MSMs.
     AllWindows = 1,
-    /// A window at a time, into capped slots a bucket (`msm::capped`), most buckets
-    /// overflowing (3 slots each, a quarter of the buckets given none).
+    /// A window at a time, into capped slots a bucket (`msm::capped`), many buckets
+    /// overflowing (3 or 40 slots each, a quarter of the buckets given none).
     Capped = 2,
 }
 

@@ -96,7 +96,8 @@ template <class F, class K = Kern<F>> static void plan_msm(unsigned mode) {
     else o[B] = run;
     if (capped) {
       // The histogram above is not used: the capped scatter counts each bucket itself.
-      const u32 cap = 3, used = B - B / 4;
+      // 3 slots a bucket in even windows, 40 in odd ones (more than a warp's 32 lanes).
+      const u32 cap = w % 2 ? 40 : 3, used = B - B / 4;
       std::vector<u32> cnt(B, 0), slots((size_t)used * cap), ovf(2 * (size_t)m + 2), ovf_n(1, 0);
       const u32* dw = digits.data() + (size_t)w * m;
       for (u32 r = 0; r < 2; r++)
@@ -106,7 +107,7 @@ template <class F, class K = Kern<F>> static void plan_msm(unsigned mode) {
       for (u32 b = 0; b < B; b++) { o[b] = cursor[(size_t)w * B + b] = run2; run2 += cnt[b]; }
       o[B] = run2;
       u32* cur = cursor.data() + (size_t)w * B;
-      grid(used * cap, [&] { msm_compact(slots.data(), cnt.data(), o, sorted.data(), cap, used); });
+      grid(used * 32, [&] { msm_compact(slots.data(), cnt.data(), o, sorted.data(), cap, used); }, 64);
       grid(64, [&] { msm_place_overflow(ovf.data(), ovf_n.data(), cnt.data(), cur, sorted.data(), cap, used); }, 32);
     }
     if (!all_windows) {

@@ -118,9 +118,10 @@ impl CappedPlan {
         // words (one entry a term at most) in the digit buffer past the W·m digits (`new`
         // checked the room); msm_scan over `sub` blocks of per_sub counters writes nb
         // offsets and cursors and `sub` totals (≤ MAX_WINDOWS, the totals buffer),
-        // msm_rebase moves them up and writes off[nb]; msm_compact reads used·cap slots
-        // and writes the kept entries below off[nb]; msm_place_overflow writes the rest
-        // there too (each bucket's count is its kept plus its overflow entries).
+        // msm_rebase moves them up and writes off[nb]; msm_compact (a warp a bucket:
+        // used·32 threads) reads used·cap slots and writes the kept entries below off[nb];
+        // msm_place_overflow writes the rest there too (each bucket's count is its kept
+        // plus its overflow entries).
         unsafe {
             for r in 0..passes {
                 let (lo, hi) = (nb * r / passes, nb * (r + 1) / passes);
@@ -160,7 +161,7 @@ impl CappedPlan {
             dev.launch(
                 "msm compact",
                 k.msm_compact,
-                grid(used as usize * cap as usize, 256),
+                grid(used as usize * 32, 256),
                 256,
                 0,
                 s,
