@@ -622,7 +622,8 @@ pub(crate) fn enqueue_msm(
     // entries at offsets `off` of the sorted array: summed by chunks, then cut buckets fixed.
     let accumulate = |ph: &mut Phase, off: CUdeviceptr, nbs: u32, buckets: CUdeviceptr| {
         // SAFETY: msm_accumulate_* and msm_fixup(_g2) take (sorted, off, B, S, bases,
-        // buckets, head, tail) and (off, B, S, buckets, head, tail); off holds nbs + 1
+        // buckets, head, tail) and (off, B, S, buckets, head, tail), the fixup over
+        // max(nbs, acc_threads) threads (a bucket and a chunk each); off holds nbs + 1
         // offsets into the sorted array, buckets nbs points of the workspace's curve, head
         // and tail a partial a thread (acc_threads ≤ MAX_CHUNK_THREADS).
         unsafe {
@@ -639,7 +640,7 @@ pub(crate) fn enqueue_msm(
             dev.launch(
                 "msm fixup",
                 pk.fixup,
-                grid(nbs as usize, 128),
+                grid((nbs as usize).max(acc_threads), 128),
                 128,
                 0,
                 s,

@@ -116,7 +116,7 @@ template <class F, class K = Kern<F>> static void plan_msm(unsigned mode) {
       std::vector<partial_p<F>> head(threads + 1), tail(threads + 1);
       xyzz_p<F>* bk = buckets.data() + (size_t)w * B;
       grid(threads, [&] { K::accumulate(sorted.data(), o, B, S, bases.data(), bk, head.data(), tail.data()); }, K::block);
-      grid(B, [&] { Kern<F>::fixup(o, B, S, bk, head.data(), tail.data()); });
+      grid(std::max(B, threads), [&] { Kern<F>::fixup(o, B, S, bk, head.data(), tail.data()); });
     }
   }
   if (all_windows) {
@@ -125,7 +125,7 @@ template <class F, class K = Kern<F>> static void plan_msm(unsigned mode) {
     const u32 threads = (W * m + S - 1) / S;
     std::vector<partial_p<F>> head(threads + 1), tail(threads + 1);
     grid(threads, [&] { K::accumulate(sorted.data(), off.data(), W * B, S, bases.data(), buckets.data(), head.data(), tail.data()); }, K::block);
-    grid(W * B, [&] { Kern<F>::fixup(off.data(), W * B, S, buckets.data(), head.data(), tail.data()); });
+    grid(std::max(W * B, threads), [&] { Kern<F>::fixup(off.data(), W * B, S, buckets.data(), head.data(), tail.data()); });
   }
   grid(W * pad, [&] { Kern<F>::bucket_reduce(buckets.data(), B, Q, W, pad, reduced.data()); });
   for (u32 w = 0; w < W; w++) {  // xyzz_reduce's result
