@@ -17,9 +17,12 @@ use super::GpuError;
 
 mod batch_add;
 mod capped;
+mod profile;
 mod windows;
 pub(crate) use batch_add::{enqueue_batch_add, enqueue_pair_sums, pair_count, PairSums};
 pub use capped::{window_slots, CappedWindow};
+use profile::Phase;
+pub use profile::{take_profile, PHASES};
 pub use windows::Windows;
 
 /// Widest window (2^21 buckets a window; 12 windows). Windows whose buckets do not all fit
@@ -378,62 +381,6 @@ fn forced_reduce_q() -> Option<usize> {
 /// The chain length from which [`ReducePlan::new`] prefers a power of two.
 pub const POW2_CHAIN_MIN: usize = 64;
 
-/// Phases of [`enqueue_msm`]: digits + scan, scatter, accumulate, fixup, bucket reduction.
-pub const PHASES: [&str; 5] = ["digits", "scatter", "accumulate", "fixup", "reduce"];
-
-/// Seconds spent per phase since the last [`take_profile`], when `CUZK_MSM_PROFILE` is set
-/// (each phase then waits for the stream: for measurement only, never in production).
-static PROFILE: std::sync::Mutex<[f64; 5]> = std::sync::Mutex::new([0.0; 5]);
-
-fn profiling() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("CUZK_MSM_PROFILE").is_some())
-}
-
-/// Per-phase seconds gathered so far (and reset).
-pub fn take_profile() -> [f64; 5] {
-    std::mem::take(&mut *PROFILE.lock().unwrap())
-}
-
-/// A profiled MSM's phase clock (inactive unless `CUZK_MSM_PROFILE` is set) and its own
-/// phases' seconds; with `CUZK_MSM_PROFILE=each` each MSM prints them (stderr) at its end.
-struct Phase(Option<std::time::Instant>, [f64; 5]);
-
-impl Phase {
-    fn start(dev: &Device) -> Result<Self, GpuError> {
-        if !profiling() {
-            return Ok(Phase(None, [0.0; 5]));
-        }
-        dev.sync(dev.compute)?;
-        Ok(Phase(Some(std::time::Instant::now()), [0.0; 5]))
-    }
-    fn end(&mut self, dev: &Device, i: usize) -> Result<(), GpuError> {
-        if let Some(t) = self.0 {
-            dev.sync(dev.compute)?;
-            let dt = t.elapsed().as_secs_f64();
-            PROFILE.lock().unwrap()[i] += dt;
-            self.1[i] += dt;
-            self.0 = Some(std::time::Instant::now());
-        }
-        Ok(())
-    }
-    fn report(&self, curve: Curve, m: usize, win: &Windows) {
-        if self.0.is_some() && std::env::var("CUZK_MSM_PROFILE").is_ok_and(|v| v == "each") {
-            let ms: Vec<String> = PHASES
-                .iter()
-                .zip(self.1)
-                .map(|(n, t)| format!("{n} {:.2}", t * 1e3))
-                .collect();
-            eprintln!(
-                "msm profile: {curve:?} {m} terms, c = {}, {} windows: {} ms",
-                win.c,
-                win.windows,
-                ms.join(", ")
-            );
-        }
-    }
-}
-
 fn grid(n: usize, block: u32) -> u32 {
     n.div_ceil(block as usize) as u32
 }
@@ -492,18 +439,24 @@ impl ReducePlan {
     }
 }
 
+/// What a caller may ask of [`enqueue_msm`] beyond its sum (none: `Default`).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct MsmHooks<'a> {
+    /// Recorded on the compute stream before the last window's scatter (a window at a
+    /// time; with all windows at once, before the accumulation): about one window plus the
+    /// bucket reduction before the MSM ends (~63 ms of H's 740 at 32 GiB on an H200).
+    pub(crate) near_end: Option<&'a Event>,
+    /// A workspace whose last MSM on this stream had the same terms and scalars (B_G1's,
+    /// for B_G2: one plan, one base index a B-variable in both groups). Its entries,
+    /// sorted by bucket, and their offsets are still there, so this MSM skips its digits,
+    /// scan and scatter and accumulates from them, when that MSM sorted all its windows
+    /// into one array (a partition's tails); otherwise it sorts its own as usual.
+    pub(crate) sorted_in: Option<&'a MsmWork>,
+}
+
 /// Enqueues Σ_i scalars[s_i]·bases[b_i] over m terms (terms: [base, scalar] pairs, or 0
 /// for dense: term i = (i, i)) on the compute stream; the W window sums (points of the
-/// workspace's curve, as are the bases) land in `out`. `near_end`, if given, is recorded on
-/// the compute stream before the last window's scatter (a window at a time; with all
-/// windows at once, before the accumulation): about one window plus the bucket reduction
-/// before the MSM ends (~63 ms of H's 740 at 32 GiB on an H200).
-///
-/// `sorted_in`: a workspace whose last MSM on this stream had the same terms and scalars
-/// (B_G1's, for B_G2: one plan, one base index a B-variable in both groups). Its entries,
-/// sorted by bucket, and their offsets are still there, so this MSM skips its digits, scan
-/// and scatter and accumulates from them, when that MSM sorted all its windows into one
-/// array (a partition's tails); otherwise it sorts its own as usual.
+/// workspace's curve, as are the bases) land in `out`.
 #[allow(clippy::too_many_arguments)] // the kernels' own inputs, each a device pointer or size
 pub(crate) fn enqueue_msm(
     dev: &Device,
@@ -513,9 +466,12 @@ pub(crate) fn enqueue_msm(
     m: usize,
     scalars: CUdeviceptr,
     out: CUdeviceptr,
-    near_end: Option<&Event>,
-    sorted_in: Option<&MsmWork>,
+    hooks: MsmHooks<'_>,
 ) -> Result<Windows, GpuError> {
+    let MsmHooks {
+        near_end,
+        sorted_in,
+    } = hooks;
     if m > w.max_terms {
         return Err(GpuError::TooLarge(format!(
             "{m} MSM terms, planned for {}",

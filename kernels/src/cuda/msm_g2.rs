@@ -206,8 +206,7 @@ impl GpuG2Msm {
             nt,
             self.scalars.ptr,
             out,
-            None,
-            None,
+            msm::MsmHooks::default(),
         )?;
         e2.record(ks)?;
         let none = msm::PairSums::default();

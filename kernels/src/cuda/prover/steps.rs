@@ -143,8 +143,7 @@ impl GpuProver {
             nt,
             self.scalars.ptr,
             out,
-            None,
-            None,
+            msm::MsmHooks::default(),
         )?;
         let pairs = self.pairs[set as usize].sums();
         msm::enqueue_batch_add(d, &self.work, bases, pairs, ones, no, ones_out)?;

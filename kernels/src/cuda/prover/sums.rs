@@ -26,12 +26,12 @@ pub(super) struct SumSpec<'p, T> {
     /// Recorded on the compute stream between the terms' Pippenger and the ones' batch
     /// addition when the MSM runs in one piece (resident bases): the two parts' times.
     pub(super) terms_done: Option<&'p Event>,
-    /// Recorded on the compute stream shortly before the Pippenger ends (msm::enqueue_msm's
+    /// Recorded on the compute stream shortly before the Pippenger ends (msm::MsmHooks'
     /// `near_end`) when the MSM runs in one piece.
     pub(super) near_end: Option<&'p Event>,
     /// The workspace whose last MSM had this one's terms and scalars (B_G1's for B_G2),
     /// whose sorted entries this one accumulates from when both run in one piece
-    /// (msm::enqueue_msm's `sorted_in`).
+    /// (msm::MsmHooks' `sorted_in`).
     pub(super) sorted_in: Option<&'p MsmWork>,
 }
 
@@ -65,13 +65,19 @@ pub(super) fn enqueue_sum<T>(
                 sb.stage(d, &host[pc.lo..pc.hi])?
             }
         };
-        let near_end = spec.near_end.filter(|_| pieces.len() == 1);
+        // `near_end` needs the MSM in one piece; another MSM's sorted entries and the pair
+        // sums (below) need it whole: one piece from resident bases.
+        let whole = stream.is_none() && pieces.len() == 1;
+        let hooks = msm::MsmHooks {
+            near_end: spec.near_end.filter(|_| pieces.len() == 1),
+            sorted_in: spec.sorted_in.filter(|_| whole),
+        };
         let win = match spec.plan {
             // Dense: term i of the piece is base lo + i with scalar lo + i.
             None => {
                 let scalars = spec.scalars + (pc.lo * FR_BYTES) as u64;
                 let n = pc.hi - pc.lo;
-                let w = msm::enqueue_msm(d, work, at, 0, n, scalars, out, near_end, None)?;
+                let w = msm::enqueue_msm(d, work, at, 0, n, scalars, out, hooks)?;
                 d.memset(ones_out, xb, d.compute)?;
                 w
             }
@@ -81,27 +87,14 @@ pub(super) fn enqueue_sum<T>(
                 let base0 = at.wrapping_sub((pc.lo * pb) as u64);
                 let terms = terms + (pc.terms.start * 8) as u64;
                 let nt = pc.terms.len();
-                let sorted_in = spec
-                    .sorted_in
-                    .filter(|_| stream.is_none() && pieces.len() == 1);
-                let w = msm::enqueue_msm(
-                    d,
-                    work,
-                    base0,
-                    terms,
-                    nt,
-                    spec.scalars,
-                    out,
-                    near_end,
-                    sorted_in,
-                )?;
+                let w = msm::enqueue_msm(d, work, base0, terms, nt, spec.scalars, out, hooks)?;
                 if let (Some(e), 1) = (spec.terms_done, pieces.len()) {
                     e.record(d.compute)?;
                 }
                 let ones = ones + (pc.ones.start * 4) as u64;
                 // Pair i is P_{2i} + P_{2i+1} of the whole vector: only a single resident
                 // piece indexes them as the ones do.
-                let pairs = if stream.is_none() && pieces.len() == 1 {
+                let pairs = if whole {
                     spec.pairs
                 } else {
                     PairSums::default()
