@@ -149,6 +149,14 @@ extern "C" __global__ void msm_rebase(u32* offsets, u32* cursor, const u32* tota
   if (i == windows * B - 1) offsets[windows * B] = base + totals[w];
 }
 
+// A raw digit's bucket |d| − 1 (d = raw − half), when d ≠ 0 and the bucket is in [lo, hi)
+// (the scatter's range); false otherwise. The entry's sign bit is raw < half.
+__device__ __forceinline__ bool digit_bucket(u32 raw, u32 half, u32 lo, u32 hi, u32& bucket) {
+  if (raw == half) return false;
+  bucket = (raw > half ? raw - half : half - raw) - 1;
+  return bucket >= lo && bucket < hi;
+}
+
 // Each term whose bucket is in [lo, hi) places its entry (base index, sign in bit 31) in
 // its bucket's range. The host runs it over bucket ranges one after another (one range,
 // [0, B), for small MSMs), so each launch writes one stretch of the sorted array (the
@@ -160,9 +168,8 @@ extern "C" __global__ void msm_scatter(const u32* digits, const u32* terms, u32*
   if (i >= m) return;
   const u32 half = 1u << (c - 1);
   const u32 raw = digits[i];
-  if (raw == half) return;
-  const u32 bucket = (raw > half ? raw - half : half - raw) - 1;
-  if (bucket < lo || bucket >= hi) return;
+  u32 bucket;
+  if (!digit_bucket(raw, half, lo, hi, bucket)) return;
   const u32 pos = atomicAdd(&cursor[bucket], 1u);
   const u32 base = terms ? terms[2 * i] : i;
   sorted[pos] = base | (raw < half ? 0x80000000u : 0u);
@@ -183,9 +190,8 @@ extern "C" __global__ void msm_scatter_capped(const u32* digits, const u32* term
   if (i >= m) return;
   const u32 half = 1u << (c - 1);
   const u32 raw = digits[i];
-  if (raw == half) return;
-  const u32 bucket = (raw > half ? raw - half : half - raw) - 1;
-  if (bucket < lo || bucket >= hi) return;
+  u32 bucket;
+  if (!digit_bucket(raw, half, lo, hi, bucket)) return;
   const u32 pos = atomicAdd(&cnt[bucket], 1u);
   const u32 e = (terms ? terms[2 * i] : i) | (raw < half ? 0x80000000u : 0u);
   if (bucket < used && pos < cap) {
