@@ -149,12 +149,21 @@ extern "C" __global__ void msm_rebase(u32* offsets, u32* cursor, const u32* tota
   if (i == windows * B - 1) offsets[windows * B] = base + totals[w];
 }
 
-// A raw digit's bucket |d| − 1 (d = raw − half), when d ≠ 0 and the bucket is in [lo, hi)
-// (the scatter's range); false otherwise. The entry's sign bit is raw < half.
-__device__ __forceinline__ bool digit_bucket(u32 raw, u32 half, u32 lo, u32 hi, u32& bucket) {
+// Both scatters' step for term i of one window: when its digit d ≠ 0 and its bucket
+// |d| − 1 is in [lo, hi) (the launch's range), the next place in the bucket from the
+// returning atomic on counter[bucket], and its entry (base index, sign of d in bit 31).
+__device__ __forceinline__ bool scatter_entry(const u32* digits, const u32* terms, u32* counter, u32 m, u32 c,
+                                              u32 lo, u32 hi, u32& bucket, u32& pos, u32& e) {
+  const u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return false;
+  const u32 half = 1u << (c - 1);
+  const u32 raw = digits[i];
   if (raw == half) return false;
   bucket = (raw > half ? raw - half : half - raw) - 1;
-  return bucket >= lo && bucket < hi;
+  if (bucket < lo || bucket >= hi) return false;
+  pos = atomicAdd(&counter[bucket], 1u);
+  e = (terms ? terms[2 * i] : i) | (raw < half ? 0x80000000u : 0u);
+  return true;
 }
 
 // Each term whose bucket is in [lo, hi) places its entry (base index, sign in bit 31) in
@@ -164,15 +173,8 @@ __device__ __forceinline__ bool digit_bucket(u32 raw, u32 half, u32 lo, u32 hi, 
 // (msm.rs `scatter_passes`), at the price of reading every digit once a range.
 extern "C" __global__ void msm_scatter(const u32* digits, const u32* terms, u32* cursor, u32* sorted, u32 m, u32 c,
                                        u32 lo, u32 hi) {
-  const u32 i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= m) return;
-  const u32 half = 1u << (c - 1);
-  const u32 raw = digits[i];
-  u32 bucket;
-  if (!digit_bucket(raw, half, lo, hi, bucket)) return;
-  const u32 pos = atomicAdd(&cursor[bucket], 1u);
-  const u32 base = terms ? terms[2 * i] : i;
-  sorted[pos] = base | (raw < half ? 0x80000000u : 0u);
+  u32 bucket, pos, e;
+  if (scatter_entry(digits, terms, cursor, m, c, lo, hi, bucket, pos, e)) sorted[pos] = e;
 }
 
 // The sort of a large MSM's window without a histogram (msm.rs `capped`): bucket b < used
@@ -186,14 +188,8 @@ extern "C" __global__ void msm_scatter(const u32* digits, const u32* terms, u32*
 // and msm_place_overflow adds the overflow behind each bucket's slots.
 extern "C" __global__ void msm_scatter_capped(const u32* digits, const u32* terms, u32* cnt, u32* slots, u32 cap,
                                               u32 used, u32* ovf, u32* ovf_n, u32 m, u32 c, u32 lo, u32 hi) {
-  const u32 i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= m) return;
-  const u32 half = 1u << (c - 1);
-  const u32 raw = digits[i];
-  u32 bucket;
-  if (!digit_bucket(raw, half, lo, hi, bucket)) return;
-  const u32 pos = atomicAdd(&cnt[bucket], 1u);
-  const u32 e = (terms ? terms[2 * i] : i) | (raw < half ? 0x80000000u : 0u);
+  u32 bucket, pos, e;
+  if (!scatter_entry(digits, terms, cnt, m, c, lo, hi, bucket, pos, e)) return;
   if (bucket < used && pos < cap) {
     slots[(size_t)bucket * cap + pos] = e;
   } else {
