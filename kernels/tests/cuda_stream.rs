@@ -105,12 +105,9 @@ fn pieces_sum_to_the_whole_msm() {
 /// workspaces' sorted arrays took room for every window of a small MSM, 2026-12-04).
 #[test]
 fn memory_plan_streams_only_when_the_key_does_not_fit() {
-    let scalars = PORE_32G_INPUTS + PORE_32G_AUX;
-    let a = PORE_32G_INPUTS + (PORE_32G_AUX as f64 * PORE_32G_A_DENSITY) as usize;
-    let g2 = b_g2_count(1.0);
-    let counts = [(1 << 27) - 1, PORE_32G_AUX, a, g2];
-    let resident = MemoryPlan::resident(27, scalars.max(1 << 27), counts, g2);
-    let choose = |budget| MemoryPlan::choose(27, scalars.max(1 << 27), counts, g2, budget);
+    let (resident, choose_for) = shape_32g();
+    let (counts, g2) = (resident.counts, resident.g2_count);
+    let choose = |budget| choose_for(budget, false);
     // An H200 holds the 32 GiB key, the spare buffers for the next partition's `a` and `b`,
     // the bases' aligned and odd pair sums and the NTT's three full tables (136.3 GiB in
     // all); a device with just less room goes without the odd pair sums, then without the
@@ -172,4 +169,48 @@ fn memory_plan_streams_only_when_the_key_does_not_fit() {
     let tight = resident.streaming(MIN_STREAM_BYTES);
     assert!(choose(tight.bytes() - 1).is_err());
     assert!(choose(tight.bytes()).is_ok());
+}
+
+/// With H's bases in Lagrange form wanted, an H200 at 32 GiB takes it before the odd pair
+/// sums (LC's one point more and LD': 12 GiB, worth more a partition than those 16 GiB),
+/// keeping the spares, the aligned pair sums and the tables; with less room it keeps the
+/// form and gives up the extras, then, below the form with both spares, takes the plain
+/// plans in their order; a streaming plan never has it.
+#[test]
+fn memory_plan_takes_the_lagrange_form_before_the_odd_pair_sums() {
+    let (resident, choose_for) = shape_32g();
+    let choose = |budget| choose_for(budget, true);
+    let spares = resident.with_spares(2);
+    let lag = spares.with_lagrange();
+    // LD' (n points) and LC's one point more than H, and two more result slots.
+    let more = lag.bytes() - spares.bytes();
+    assert!(
+        (((1 << 27) + 2) * 96..((1 << 27) + 2) * 96 + (64 << 10)).contains(&more),
+        "{more}"
+    );
+    let h200 = lag.with_pairs().with_ntt_full();
+    assert_eq!(choose(139 << 30).unwrap(), h200);
+    assert!(h200.bytes() < 137 << 30, "{} GiB", h200.bytes() >> 30);
+    assert_eq!(choose(h200.bytes() - 1).unwrap(), lag.with_pairs());
+    assert_eq!(choose(lag.with_ntt_full().bytes() - 1).unwrap(), lag);
+    // Just below it: the plain plans in their order (the tables are a little smaller).
+    assert_eq!(choose(lag.bytes() - 1).unwrap(), spares.with_ntt_full());
+    let plan = choose(40 << 30).unwrap();
+    assert!(plan.stream_bytes.is_some() && !plan.lagrange);
+}
+
+/// The 32 GiB shape's resident plan, and `MemoryPlan::choose` for it (budget, Lagrange form
+/// wanted).
+fn shape_32g() -> (
+    MemoryPlan,
+    impl Fn(usize, bool) -> Result<MemoryPlan, String>,
+) {
+    let scalars = (PORE_32G_INPUTS + PORE_32G_AUX).max(1 << 27);
+    let a = PORE_32G_INPUTS + (PORE_32G_AUX as f64 * PORE_32G_A_DENSITY) as usize;
+    let g2 = b_g2_count(1.0);
+    let counts = [(1 << 27) - 1, PORE_32G_AUX, a, g2];
+    (
+        MemoryPlan::resident(27, scalars, counts, g2),
+        move |budget, lagrange| MemoryPlan::choose(27, scalars, counts, g2, budget, lagrange),
+    )
 }

@@ -34,6 +34,10 @@ pub struct BenchGpuArgs {
     /// GPU runs per partition (the first includes warm-up); the best is reported.
     #[arg(long, default_value_t = 3)]
     pub runs: usize,
+    /// H's MSM in Lagrange form (H's bases transformed on the device first), as the gpu
+    /// stage takes it from the same variable.
+    #[arg(long, env = "CUZK_GPU_H_FORM", default_value = "coefficients", value_parser = ["coefficients", "lagrange"])]
+    pub h_form: String,
 }
 
 fn ms(d: Duration) -> f64 {
@@ -41,6 +45,11 @@ fn ms(d: Duration) -> f64 {
 }
 
 pub fn run(args: &BenchGpuArgs) -> Result<()> {
+    cuzk_kernels::cuda::set_h_form(if args.h_form == "lagrange" {
+        cuzk_kernels::cuda::HForm::Lagrange
+    } else {
+        cuzk_kernels::cuda::HForm::Coefficients
+    });
     let c1 = C1Input::read(&args.c1.c1, args.c1.given_ids())?;
     let proofs = with_porep_circuits(&c1, Compare { args })??;
     let proof = assemble_proof("bench-gpu", &c1, &proofs)?;
@@ -195,13 +204,26 @@ impl CircuitsVisitor for Compare<'_> {
                 "partition {k}: GPU sums equal the CPU's; proofs bit-exact with the same r, s"
             );
             println!("  {:<28} {:>10}", "step", "ms");
+            // In Lagrange form: A and B to the coset and c's values sorted by kind, then the
+            // MSM over LC and the sums over LD' (docs/gpu.md "H in Lagrange form").
+            let lagrange = gpu.h_in_lagrange_form();
+            let (ntt_step, h_step) = if lagrange {
+                ("GPU 4 NTTs + c's kinds", "GPU MSM H (over LC)")
+            } else {
+                ("GPU 6 NTTs + H", "GPU MSM H")
+            };
+            let c_row = lagrange.then_some(("GPU sums over LD' (c)", t.msm_c));
             for (step, d) in [
                 ("synthesis (CPU, 1 thread)", t_synth),
                 ("prep_msm (CPU)", t_prep),
                 ("B_G2 MSM (CPU)", t_b_g2),
                 ("GPU upload", t.upload),
-                ("GPU 6 NTTs + H", t.ntt),
-                ("GPU MSM H", t.msm_h),
+                (ntt_step, t.ntt),
+                (h_step, t.msm_h),
+            ]
+            .into_iter()
+            .chain(c_row)
+            .chain([
                 ("GPU MSM L", t.msm_l),
                 ("GPU MSM A", t.msm_a),
                 ("GPU MSM B_G1", t.msm_b_g1),
@@ -210,7 +232,7 @@ impl CircuitsVisitor for Compare<'_> {
                 ("CPU NTTs + H", t_ntt_cpu),
                 ("CPU H..B_G1 total", t_cpu),
                 ("CPU H..B_G1 + B_G2 total", t_cpu + t_b_g2),
-            ] {
+            ]) {
                 println!("  {step:<28} {:>10.1}", ms(d));
             }
             println!(

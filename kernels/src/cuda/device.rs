@@ -21,6 +21,11 @@ pub(crate) struct Kernels {
     pub ntt_pass_r9: sys::CUfunction,
     pub ntt_pass_r9u: sys::CUfunction,
     pub ntt_full_table: sys::CUfunction,
+    pub ec_dft_scale: sys::CUfunction,
+    pub ec_dft_level: sys::CUfunction,
+    pub ec_dft_affine: sys::CUfunction,
+    pub h_coset_scalars: sys::CUfunction,
+    pub h_c_kinds: sys::CUfunction,
     pub msm_digits: sys::CUfunction,
     pub msm_scan: sys::CUfunction,
     pub msm_rebase: sys::CUfunction,
@@ -138,6 +143,11 @@ pub(crate) fn open(ordinal: usize) -> Result<Device, GpuError> {
         ntt_pass_r9: f("ntt_pass_r9")?,
         ntt_pass_r9u: f("ntt_pass_r9u")?,
         ntt_full_table: f("ntt_full_table")?,
+        ec_dft_scale: f("ec_dft_scale")?,
+        ec_dft_level: f("ec_dft_level")?,
+        ec_dft_affine: f("ec_dft_affine")?,
+        h_coset_scalars: f("h_coset_scalars")?,
+        h_c_kinds: f("h_c_kinds")?,
         msm_digits: f("msm_digits")?,
         msm_scan: f("msm_scan")?,
         msm_rebase: f("msm_rebase")?,
@@ -230,6 +240,23 @@ impl Device {
         self.base = unsafe { result::malloc_sync(bytes) }
             .map_err(|e| GpuError::OutOfMemory(format!("allocating {bytes} bytes failed: {e}")))?;
         self.size = bytes;
+        Ok(())
+    }
+
+    /// Frees the allocation (everything carved from it goes with it), so that `allocate`
+    /// can make another: start-time work that needs memory of its own before the plan's
+    /// one allocation (H's bases put in Lagrange form, `lagrange.rs`).
+    pub fn release(&mut self) -> Result<(), GpuError> {
+        if self.base != 0 {
+            self.sync(self.compute)?;
+            self.sync(self.copy)?;
+            // SAFETY: allocated by `allocate` in this context; nothing carved from it is
+            // used after this (both streams are idle).
+            unsafe { result::free_sync(self.base) }.step("free device memory")?;
+        }
+        self.base = 0;
+        self.size = 0;
+        self.used = 0;
         Ok(())
     }
 

@@ -40,6 +40,9 @@ pub struct MemoryPlan {
     pub pairs: bool,
     /// The odd pair sums P_{2i+1} + P_{2i+2} too (with `pairs` only).
     pub odd_pairs: bool,
+    /// H's bases in Lagrange form (`lagrange.rs`): LC in H's place (one point more, n) and
+    /// LD' beside it (n points), resident bases only.
+    pub lagrange: bool,
 }
 
 impl MemoryPlan {
@@ -54,6 +57,7 @@ impl MemoryPlan {
             ntt_full: false,
             pairs: false,
             odd_pairs: false,
+            lagrange: false,
         }
     }
 
@@ -67,6 +71,7 @@ impl MemoryPlan {
             ntt_full: false,
             pairs: false,
             odd_pairs: false,
+            lagrange: false,
             ..self
         }
     }
@@ -94,6 +99,19 @@ impl MemoryPlan {
         }
     }
 
+    /// The same sizes with H's bases in Lagrange form (resident bases only).
+    pub fn with_lagrange(self) -> Self {
+        MemoryPlan {
+            lagrange: true,
+            ..self
+        }
+    }
+
+    /// Bytes the Lagrange form adds: LC's one point more than H, and LD'.
+    pub fn lagrange_bytes(&self) -> usize {
+        (self.counts[0] + 2) * AFFINE_BYTES + 2 * 256
+    }
+
     /// The same sizes with the aligned and the odd pair sums.
     pub fn with_odd_pairs(self) -> Self {
         MemoryPlan {
@@ -113,7 +131,11 @@ impl MemoryPlan {
             + pair_count(self.g2_count, first) * G2_AFFINE_BYTES
     }
 
-    /// The resident plan with both spare buffers, the aligned and odd pair sums and the NTT's
+    /// With `lagrange` (H's bases in Lagrange form wanted, `lagrange::wanted`), first the
+    /// plans below with it in the order they come, down to both spares and no extras: at 32
+    /// GiB on an H200 it saves 32 ms a partition for 12 GiB, more than any pair sums
+    /// (docs/perf.md). Then, or without `lagrange`:
+    /// the resident plan with both spare buffers, the aligned and odd pair sums and the NTT's
     /// full tables when they fit in `budget` bytes, else without the odd pair sums, else
     /// without the tables, else without any pair sums (with the tables, then without), else
     /// the spare for `a`, else none, else the streaming plan with the largest staging
@@ -129,21 +151,24 @@ impl MemoryPlan {
         counts: [usize; 4],
         g2_count: usize,
         budget: usize,
+        lagrange: bool,
     ) -> Result<Self, String> {
         let resident = Self::resident(max_log, max_scalars, counts, g2_count);
         let spares = resident.with_spares(2);
         let (pairs, odd) = pairs_wanted();
-        let candidates = [
+        let plain = [
             (odd, spares.with_odd_pairs().with_ntt_full()),
             (pairs, spares.with_pairs().with_ntt_full()),
             (pairs, spares.with_pairs()),
             (true, spares.with_ntt_full()),
             (true, spares),
-            (true, resident.with_spares(1)),
-            (true, resident),
         ];
-        let fits = candidates
+        let with_lagrange = plain.map(|(w, p)| (w && lagrange, p.with_lagrange()));
+        let last = [(true, resident.with_spares(1)), (true, resident)];
+        let fits = with_lagrange
             .into_iter()
+            .chain(plain)
+            .chain(last)
             .filter(|&(wanted, _)| wanted)
             .map(|(_, p)| p)
             .find(|p| p.bytes() <= budget);
@@ -216,7 +241,8 @@ impl MemoryPlan {
 
     /// Result slots of the G1 MSMs (all pieces of H, L, A, B_G1).
     pub fn g1_slots(&self) -> usize {
-        self.pieces()[..4].iter().sum::<usize>() * SLOT
+        // The Lagrange form's two sums over LD' (c's small and wide values) in one piece each.
+        (self.pieces()[..4].iter().sum::<usize>() + if self.lagrange { 2 } else { 0 }) * SLOT
     }
 
     /// Everything the prover allocates, with room to align each buffer to 256 bytes.
@@ -253,6 +279,11 @@ impl MemoryPlan {
             }
             + if self.odd_pairs {
                 self.pairs_bytes(1) + 4 * 256
+            } else {
+                0
+            }
+            + if self.lagrange {
+                self.lagrange_bytes() + 256
             } else {
                 0
             }

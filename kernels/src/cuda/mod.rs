@@ -11,6 +11,7 @@
 mod device;
 mod error;
 mod host_pin;
+mod lagrange;
 pub mod layout;
 pub mod memory_plan;
 pub mod msm;
@@ -24,6 +25,7 @@ pub mod synthetic;
 
 pub use error::GpuError;
 pub use host_pin::HostPin;
+pub use lagrange::{h_form, lagrange_bases_on, set_h_form, HForm};
 pub use msm_g2::{G2Timings, GpuG2Msm};
 pub use ntt::{set_full_tables, set_pass_build, PassBuild as NttPassBuild};
 pub use prover::{

@@ -17,9 +17,10 @@ use std::time::{Duration, Instant};
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
 
 use super::device::{DevBuf, Device, Event};
-use super::layout::{Xyzz, Xyzz2, G2_AFFINE_BYTES};
+use super::lagrange::{self, CKinds};
+use super::layout::{Xyzz, Xyzz2, G2_AFFINE_BYTES, XYZZ_BYTES};
 use super::memory_plan::{gib, MemoryPlan, SLOT};
-use super::msm::{MsmWork, PairSums};
+use super::msm::{self, MsmHooks, MsmWork, PairSums, MAX_WINDOWS};
 use super::ntt::{self, NttTables};
 use super::staged_upload::{self, Staging};
 use super::stream::StreamBuffers;
@@ -130,6 +131,13 @@ struct G2Part {
     results: DevBuf,
 }
 
+/// H's bases in Lagrange form (`lagrange.rs`): LD' (LC lies where H would), and where
+/// h_c_kinds counts c's kinds for the host.
+pub(crate) struct LagrangeBufs {
+    ld: DevBuf,
+    counts: DevBuf,
+}
+
 pub struct GpuProver {
     plan: MemoryPlan,
     /// H, L, A, B_G1 on the device (empty when the plan streams them).
@@ -153,7 +161,9 @@ pub struct GpuProver {
     /// The G1 MSMs' result slots, SLOT per piece.
     results: DevBuf,
     g2: Option<G2Part>,
-    ev: [Event; 19],
+    /// Some: H's MSM in Lagrange form (partitions of H's own domain, 2^plan.max_log).
+    lagrange: Option<LagrangeBufs>,
+    ev: [Event; 21],
     registered: Vec<usize>,
     /// Last: dropped after the events (fields drop in declaration order).
     dev: Device,
@@ -179,7 +189,11 @@ pub fn plan_bytes(
 /// How `allocate` plans: the resident plan when it fits (in `limit` bytes, if given) else
 /// streaming with the largest buffers that fit; or streaming through buffers of this size.
 pub(crate) enum Planning {
-    Fit { limit: Option<usize> },
+    /// `lagrange`: H's bases in Lagrange form when they fit (`lagrange::wanted`).
+    Fit {
+        limit: Option<usize>,
+        lagrange: bool,
+    },
     Stream(usize),
 }
 
@@ -249,8 +263,14 @@ impl GpuProver {
         };
         let how = match stream_bytes {
             Some(b) => Planning::Stream(b),
-            None => Planning::Fit { limit },
+            None => Planning::Fit {
+                limit,
+                lagrange: lagrange::wanted(bases.h.len(), max_domain_log2),
+            },
         };
+        // H's bases in Lagrange form, made on the device once the plan has room for them
+        // and before its allocation (the transform needs memory of its own).
+        let mut made: Option<(Vec<G1Affine>, Vec<G1Affine>)> = None;
         let p = Self::allocate(
             ordinal,
             max_domain_log2,
@@ -258,18 +278,38 @@ impl GpuProver {
             bases.g1_counts(),
             g2_count,
             how,
+            &mut |dev, plan| {
+                if plan.lagrange {
+                    let (lc, ld, took) = lagrange::lagrange_bases(dev, bases.h)?;
+                    eprintln!(
+                        "cuzk-kernels: H's {} bases put in Lagrange form in {:.1} s",
+                        bases.h.len(),
+                        took.as_secs_f64()
+                    );
+                    made = Some((lc, ld));
+                }
+                Ok(())
+            },
         )?;
         if p.stream.is_none() {
             // Large resident uploads (the SRS) go through page-locked staging buffers; small
             // ones, or where the staging cannot be page-locked, copy from pageable memory.
-            let g1 = [bases.h, bases.l, bases.a, bases.b_g1];
+            // In Lagrange form LC goes where H would, LD' beside.
+            let first = made.as_ref().map_or(bases.h, |(lc, _)| &lc[..]);
+            let g1 = [first, bases.l, bases.a, bases.b_g1];
             let total = g1.iter().map(|v| std::mem::size_of_val(*v)).sum::<usize>()
-                + bases.b_g2.map_or(0, std::mem::size_of_val);
+                + bases.b_g2.map_or(0, std::mem::size_of_val)
+                + made
+                    .as_ref()
+                    .map_or(0, |(_, ld)| std::mem::size_of_val(&ld[..]));
             let mut staging = (total >= staged_upload::MIN_BYTES && staging_wanted())
                 .then(|| Staging::new(&p.dev, ordinal).ok())
                 .flatten();
             for (buf, v) in p.bases.iter().zip(g1) {
                 upload_bases(&p.dev, staging.as_mut(), buf.ptr, buf.bytes, v)?;
+            }
+            if let (Some(lb), Some((_, ld))) = (&p.lagrange, &made) {
+                upload_bases(&p.dev, staging.as_mut(), lb.ld.ptr, lb.ld.bytes, ld)?;
             }
             if let (Some(part), Some(g2)) = (&p.g2, bases.b_g2) {
                 upload_bases(
@@ -330,7 +370,7 @@ impl GpuProver {
     pub fn describe(&self) -> String {
         let name = self.dev.ctx.name().unwrap_or_else(|_| "?".into());
         format!(
-            "{name}, {} SMs, max domain 2^{}, {} scalars, B_G2 {}, bases {}, spare buffers {}, NTT full tables {}, pair sums {}, {:.1} GiB allocated",
+            "{name}, {} SMs, max domain 2^{}, {} scalars, B_G2 {}, bases {}, H's bases {}, spare buffers {}, NTT full tables {}, pair sums {}, {:.1} GiB allocated",
             self.dev.sm_count,
             self.plan.max_log,
             self.plan.max_scalars,
@@ -342,6 +382,14 @@ impl GpuProver {
             match self.plan.stream_bytes {
                 None => "resident".to_string(),
                 Some(s) => format!("streamed through 2 x {} MiB", s >> 20),
+            },
+            if self.plan.lagrange {
+                format!(
+                    "in Lagrange form (LC, LD', {:.1} GiB more)",
+                    gib(self.plan.lagrange_bytes())
+                )
+            } else {
+                "as coefficients' bases".into()
             },
             ["none", "a", "a and b"][self.spares.len()],
             if self.tables.holds_full() {
@@ -370,6 +418,16 @@ impl GpuProver {
 
     pub(crate) fn base_buf(&self, set: BaseSet) -> DevBuf {
         self.bases[set as usize]
+    }
+
+    /// LD' when H's MSM is in Lagrange form.
+    pub(crate) fn lagrange_ld_buf(&self) -> Option<DevBuf> {
+        self.lagrange.as_ref().map(|l| l.ld)
+    }
+
+    /// Whether H's MSM is in Lagrange form (for partitions of H's domain).
+    pub fn h_in_lagrange_form(&self) -> bool {
+        self.lagrange.is_some()
     }
 
     /// A copy of the resident B_G2 bases (checks build streamed provers from synthetic ones).
@@ -483,7 +541,7 @@ impl GpuProver {
         self.tables.prepare(&self.dev, log_n)?;
         let d = &self.dev;
         let (cs, ks) = (d.copy, d.compute);
-        let [e_up0, e_a, e_b, e_c, e_rest, e_k0, e_ntt, e_h, e_l, e_a2, e_b2, e_g2, e_next0, e_next, e_lt, e_at, e_bt, e_g2t, e_h_near] =
+        let [e_up0, e_a, e_b, e_c, e_rest, e_k0, e_ntt, e_h, e_l, e_a2, e_b2, e_g2, e_next0, e_next, e_lt, e_at, e_bt, e_g2t, e_h_near, e_kinds, e_c_sum] =
             &self.ev;
 
         // Uploads go on the copy stream, each followed by an event the compute stream waits
@@ -495,6 +553,18 @@ impl GpuProver {
         let [a, b, c, s] = self.abc.map(|x| x.ptr);
         // Where C's coefficients land (c or the scratch s).
         let mut cc = c;
+        // H's MSM in Lagrange form when this prover holds LC and LD' (lagrange.rs; only for
+        // partitions of H's domain): A and B to the coset, C's values to scalars listed by
+        // kind; else the coefficient form (`ntt::quotient`).
+        let lagrange = self.lagrange.as_ref().map(|lb| (lb.ld, lb.counts));
+        if lagrange.is_some() && log_n != self.plan.max_log {
+            // It holds LC where H would lie: the coefficient form would read the wrong bases.
+            return Err(GpuError::Input(format!(
+                "this prover holds H's bases in Lagrange form for 2^{}; the partition's domain is 2^{log_n}",
+                self.plan.max_log
+            )));
+        }
+        let kinds = CKinds::at(self.abc[3], n);
         for (i, (x, v, ev)) in [(a, p.a, e_a), (b, p.b, e_b), (c, p.c, e_c)]
             .into_iter()
             .enumerate()
@@ -503,17 +573,26 @@ impl GpuProver {
                 d.upload(x, self.abc[i].bytes, v, cs)?;
             }
             ev.record(cs)?;
-            // H = (A·B − C)/Z as `ntt::quotient`: each input's transforms start once it has
-            // landed; A and B go to the coset, C only to its coefficients.
+            // Each input's transforms start once it has landed: A and B go to the coset,
+            // C only to its coefficients (Lagrange form: to scalars, with A·B's after B).
             ev.wait_on(ks)?;
-            if i < 2 {
-                ntt::to_coset(d, &self.tables, log_n, x, s)?;
-            } else {
-                cc = ntt::to_coefficients(d, &self.tables, log_n, x, s)?;
+            match (i, lagrange) {
+                (0 | 1, _) => ntt::to_coset(d, &self.tables, log_n, x, s)?,
+                (_, None) => cc = ntt::to_coefficients(d, &self.tables, log_n, x, s)?,
+                (_, Some((_, counts))) => {
+                    lagrange::enqueue_coset_scalars(d, log_n, a, b, a)?;
+                    // The lists go in the scratch buffer, which the transforms are done with.
+                    lagrange::enqueue_c_kinds(d, log_n, c, kinds, counts.ptr)?;
+                    e_kinds.record(ks)?;
+                }
             }
         }
-        let free = if cc == c { s } else { c };
-        let h = ntt::coefficients(d, &self.tables, log_n, a, b, cc, free)?;
+        let h = if lagrange.is_some() {
+            a
+        } else {
+            let free = if cc == c { s } else { c };
+            ntt::coefficients(d, &self.tables, log_n, a, b, cc, free)?
+        };
         e_ntt.record(ks)?;
 
         let host = p.bases;
@@ -525,7 +604,8 @@ impl GpuProver {
         let h_spec = SumSpec {
             bases: self.bases[0],
             pairs: PairSums::default(),
-            count: n - 1,
+            // LC has n points (LC_{n−1} is not O); H has n − 1.
+            count: if lagrange.is_some() { n } else { n - 1 },
             plan: None,
             scalars: h,
             host: host.map(|b| b.h),
@@ -543,6 +623,43 @@ impl GpuProver {
             first,
         )?;
         first += win_h.len();
+        // Lagrange form: Σ_j c_j·LD'_j, subtracted from LC's sum below (lagrange.rs): the
+        // other values by Pippenger with the ones' batch addition in one slot, the minus
+        // ones' and the twos' batch additions in the next. The host needs the kinds' counts
+        // to size the launches: it waits for them here, with H's MSM queued, so the device
+        // does not.
+        let mut c_sum_at = None;
+        if let Some((ld, counts)) = lagrange {
+            e_c_sum.record(ks)?;
+            e_kinds.wait_on(cs)?;
+            let mut cnt = [0u32; 4];
+            d.download(&mut cnt, counts.ptr, cs)?;
+            d.sync(cs)?;
+            let [ones, neg_ones, twos, other] = cnt.map(|v| v as usize);
+            let xb = XYZZ_BYTES;
+            let slot = self.results.at(first * SLOT * xb);
+            let next = self.results.at((first + 1) * SLOT * xb);
+            let w = msm::enqueue_msm(
+                d,
+                &self.work,
+                ld.ptr,
+                kinds.other,
+                other,
+                c,
+                slot,
+                MsmHooks::default(),
+            )?;
+            let none = PairSums::default();
+            for (list, k, out) in [
+                (kinds.ones, ones, slot + (MAX_WINDOWS * xb) as u64),
+                (kinds.neg_ones, neg_ones, next),
+                (kinds.twos, twos, next + xb as u64),
+            ] {
+                msm::enqueue_batch_add(d, &self.work, ld.ptr, none, list, k, out)?;
+            }
+            c_sum_at = Some((first, w));
+            first += 2;
+        }
         e_h.record(ks)?;
         // The plans' entries are scanned here, under the transforms and H's MSM queued
         // above (which read only a, b, c), not before them (prover/check.rs). A bad plan
@@ -636,17 +753,33 @@ impl GpuProver {
         d.sync(ks)?;
         d.sync(cs)?;
         let t_fin = Instant::now();
-        let sums: Vec<G1Projective> = wins
+        let mut sums: Vec<G1Projective> = wins
             .iter()
             .map(|(first, w)| combine_pieces(w, &out[first * SLOT..]))
             .collect();
+        if let Some((at, w)) = c_sum_at {
+            // Σ c_j·LD'_j = Pippenger + ones − minus ones + 2·twos.
+            let next = &out[(at + 1) * SLOT..];
+            let twos = next[1].to_projective();
+            sums[0] -=
+                combine_pieces(&[w], &out[at * SLOT..]) - next[0].to_projective() + (twos + twos);
+        }
         let b_g2 = g2.map(|(w, _)| combine_pieces(&w, &out2));
         let ms = |a: &Event, b: &Event| a.ms_to(b).map(|v| Duration::from_secs_f64(v as f64 / 1e3));
         // msm_l counts from the end of H, so it includes any wait for the plan uploads.
         let t = GpuTimings {
             upload: ms(e_up0, e_rest)?,
             ntt: ms(e_k0, e_ntt)?,
-            msm_h: ms(e_ntt, e_h)?,
+            msm_h: if lagrange.is_some() {
+                ms(e_ntt, e_c_sum)?
+            } else {
+                ms(e_ntt, e_h)?
+            },
+            msm_c: if lagrange.is_some() {
+                ms(e_c_sum, e_h)?
+            } else {
+                Duration::ZERO
+            },
             msm_l: ms(e_h, e_l)?,
             msm_a: ms(e_l, e_a2)?,
             msm_b_g1: ms(e_a2, e_b2)?,

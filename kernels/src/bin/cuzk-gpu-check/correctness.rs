@@ -3,6 +3,7 @@
 use super::*;
 
 pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Result<(), GpuError> {
+    set_h_form(HForm::Coefficients);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     // Bases: synthetic on the device, copied back for the CPU references.
     // At least 2^18: the edge-case plans and the partitions below use that many.
@@ -304,15 +305,19 @@ pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Resu
         // The same prover without B_G2 leaves it out (the gpu stage's choice per slot).
         let (r_no_g2, _) = p.prove(&part.as_gpu(false))?;
         let tc = Instant::now();
-        let (mut a, mut b, mut c) = (part.a.clone(), part.b.clone(), part.c.clone());
-        quotient_in_place(&mut a, &mut b, &mut c, &Domain::new(log));
-        let h: Vec<Limbs> = a[..n - 1].iter().map(scalars::to_limbs).collect();
         let hd: Vec<[u32; 2]> = (0..(n - 1) as u32).map(|i| [i, i]).collect();
-        let want_h = PlanRef {
-            ones: &[],
-            terms: &hd,
-        }
-        .execute(&bases[..ch], &h);
+        // Σ_{i<n−1} h_i·H_i on the CPU, h = (A·B − C)/Z in the coefficient form.
+        let cpu_h = |a: &[Fr], b: &[Fr], c: &[Fr]| {
+            let (mut a, mut b, mut c) = (a.to_vec(), b.to_vec(), c.to_vec());
+            quotient_in_place(&mut a, &mut b, &mut c, &Domain::new(log));
+            let h: Vec<Limbs> = a[..n - 1].iter().map(scalars::to_limbs).collect();
+            PlanRef {
+                ones: &[],
+                terms: &hd,
+            }
+            .execute(&bases[..ch], &h)
+        };
+        let want_h = cpu_h(&part.a, &part.b, &part.c);
         let want_l = part.l.execute(&bases[1..cl + 1], &part.scalars);
         let want_a = part.a_plan.execute(&bases[2..ca + 2], &part.scalars);
         let want_b = part.b_plan.execute(&bases[3..cb + 3], &part.scalars);
@@ -342,19 +347,62 @@ pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Resu
         if log == 14 {
             bad_plans_check(&mut p, &part, &r, rep)?;
         }
-        upload_ahead_check(&mut p, &part, seed, rep, |a, b, c| {
-            let (mut a, mut b, mut c) = (a.to_vec(), b.to_vec(), c.to_vec());
-            quotient_in_place(&mut a, &mut b, &mut c, &Domain::new(log));
-            let h: Vec<Limbs> = a[..n - 1].iter().map(scalars::to_limbs).collect();
-            PlanRef {
-                ones: &[],
-                terms: &hd,
-            }
-            .execute(&bases[..ch], &h)
-        })?;
+        upload_ahead_check(&mut p, &part, seed, rep, cpu_h)?;
+        // The same partition with H's bases in Lagrange form (LC and LD' made from H on the
+        // device at start): the same group elements, so the same sums as the CPU's
+        // coefficient form; prove() and prove_ahead().
+        drop(p);
+        set_h_form(HForm::Lagrange);
+        let lp = GpuProver::new(0, log, part.scalars.len(), srs);
+        set_h_form(HForm::Coefficients);
+        let mut lp = lp?;
+        // C's values of each kind the Lagrange form sums apart (0, 1, −1, small and wide
+        // others) and the synthetic partition's c (a real witness's mix: twos too).
+        let c_mix: Vec<Fr> = part
+            .c
+            .iter()
+            .enumerate()
+            .map(
+                |(j, x)| match (j as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 57 {
+                    0..=99 => Fr::ZERO,
+                    100..=103 => Fr::ONE,
+                    // Below 2^32, every bit pattern (no buckets crowded by equal low bits).
+                    104..=123 => Fr::from((j as u64).wrapping_mul(0xd1b5_4a32_d192_ed03) >> 32),
+                    124..=125 => -Fr::ONE,
+                    _ => *x,
+                },
+            )
+            .collect();
+        let mut mixed = part.as_gpu(true);
+        mixed.c = &c_mix;
+        let want_h_mix = cpu_h(&part.a, &part.b, &c_mix);
+        let (rm, tl) = lp.prove(&mixed)?;
+        let (rl, _) = lp.prove(&part.as_gpu(true))?;
+        let ok_l = lp.h_in_lagrange_form()
+            && rm.h == want_h_mix
+            && rl.h == want_h
+            && rl.l == want_l
+            && rl.a == want_a
+            && rl.b_g1 == want_b
+            && rl.b_g2 == Some(want_b_g2);
+        rep.row(
+            &format!("prove() 2^{log}, H in Lagrange form vs CPU"),
+            Some(ok_l),
+            ms(tl.total),
+            tcpu,
+            &format!(
+                "lagrange {}, h with c mixed {} (msm_h {:.2} ms, msm_c {:.2} ms), synthetic c {}",
+                lp.h_in_lagrange_form(),
+                rm.h == want_h_mix,
+                ms(tl.msm_h),
+                ms(tl.msm_c),
+                rl.h == want_h
+            ),
+        );
+        upload_ahead_check(&mut lp, &part, seed ^ 0x1a, rep, cpu_h)?;
+        drop(lp);
         // The same partition with the bases streamed through two 1 MiB buffers: every MSM
         // in pieces of 10922 G1 / 5461 G2 bases (the path of a device too small for the key).
-        drop(p);
         let mut sp = GpuProver::streaming(0, log, part.scalars.len(), srs, 1 << 20)?;
         let mut input = part.as_gpu(true);
         input.bases = Some(srs);

@@ -18,6 +18,9 @@
 //! `cuzk-gpu-check ceilings`: the Fr and Fp products and the G1 madd alone, in registers
 //! (one full wave each, results checked against the CPU), against the multiply-add rate the
 //! floors of docs/perf.md count with.
+//! `cuzk-gpu-check lagrange`: H's bases in Lagrange form made on the device against the CPU
+//! reference, and the transform timed 2^16..2^22 (`CUZK_H_FORM=lagrange` makes the timing
+//! modes' provers take that form; `correctness` checks both forms).
 //! Results: a table on stdout (last) and in `$OUT/<mode>.txt` when OUT is set.
 
 // One file per mode; the imports and helpers below are shared by all of them (each mode
@@ -25,6 +28,7 @@
 mod ceilings;
 mod correctness;
 mod g2;
+mod lagrange;
 mod scale;
 mod start;
 mod upload;
@@ -32,6 +36,7 @@ mod upload;
 use ceilings::ceilings;
 use correctness::correctness;
 use g2::msm_g2;
+use lagrange::lagrange;
 use scale::{accum_variants, msm_once, msm_variants, ntt_best_of_3, ntt_only, scale, sweep};
 use start::start;
 use upload::upload;
@@ -42,7 +47,9 @@ use std::time::Instant;
 use blstrs::{Fp, Fp2, G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
 use cuzk_kernels::cuda::msm;
 use cuzk_kernels::cuda::synthetic::{self, ScalarMix, SyntheticPartition};
-use cuzk_kernels::cuda::{BaseSet, GpuError, GpuG2Msm, GpuProver, GpuResults, ResidentBases};
+use cuzk_kernels::cuda::{
+    set_h_form, BaseSet, GpuError, GpuG2Msm, GpuProver, GpuResults, HForm, ResidentBases,
+};
 use cuzk_kernels::groth16::quotient_in_place;
 use cuzk_kernels::msm::scalars::{self, Limbs};
 use cuzk_kernels::msm::PlanRef;
@@ -208,6 +215,12 @@ fn main() {
         }
         println!("accumulation build: {name}");
     }
+    // `CUZK_H_FORM=lagrange`: provers made by the timing modes hold H's bases in Lagrange
+    // form (`correctness` checks both forms whatever this says).
+    if std::env::var("CUZK_H_FORM").as_deref() == Ok("lagrange") {
+        set_h_form(HForm::Lagrange);
+        println!("H in Lagrange form");
+    }
     let t = Instant::now();
     let res = match mode {
         "correctness" => correctness(seed, max_msm_log, &mut rep),
@@ -228,6 +241,7 @@ fn main() {
             }
         }),
         "start" => start(&mut rep),
+        "lagrange" => lagrange(seed, &mut rep),
         _ => Err(GpuError::Input(format!("unknown mode {mode}"))),
     };
     let mut out = String::new();

@@ -9,7 +9,7 @@ use super::super::msm::{self, Curve, MsmWork, PairSums};
 use super::super::ntt::{self, NttTables};
 use super::super::stream::StreamBuffers;
 use super::super::GpuError;
-use super::{G2Part, GpuProver, Planning};
+use super::{G2Part, GpuProver, LagrangeBufs, Planning};
 
 impl GpuProver {
     /// Opens the device and carves every buffer (the bases are uploaded by the caller, or
@@ -21,6 +21,7 @@ impl GpuProver {
         counts: [usize; 4],
         g2_count: usize,
         how: Planning,
+        before_alloc: &mut dyn FnMut(&mut device::Device, &MemoryPlan) -> Result<(), GpuError>,
     ) -> Result<Self, GpuError> {
         if max_log > 31 || counts.iter().any(|&c| c >= 1 << 31) {
             return Err(GpuError::TooLarge("indices are 31-bit".into()));
@@ -30,9 +31,9 @@ impl GpuProver {
         // Keep 512 MiB for the driver, the module and the kernels' local memory.
         let budget = free.saturating_sub(512 << 20);
         let plan = match how {
-            Planning::Fit { limit } => {
+            Planning::Fit { limit, lagrange } => {
                 let budget = budget.min(limit.unwrap_or(usize::MAX));
-                MemoryPlan::choose(max_log, max_scalars, counts, g2_count, budget)
+                MemoryPlan::choose(max_log, max_scalars, counts, g2_count, budget, lagrange)
             }
             Planning::Stream(bytes) => {
                 let plan =
@@ -51,10 +52,22 @@ impl GpuProver {
                 gib(total)
             ))
         })?;
+        // Start-time work that needs the plan and memory of its own (LC and LD' made from H).
+        before_alloc(&mut dev, &plan)?;
         dev.allocate(plan.bytes())?;
         let empty = DevBuf { ptr: 0, bytes: 0 };
+        // In Lagrange form the first vector is LC: n points, one more than H.
+        let first_extra = usize::from(plan.lagrange);
         let (bases, stream) = match plan.stream_bytes {
-            None => (counts.map(|c| dev.carve(c * AFFINE_BYTES)), None),
+            None => {
+                let mut i = 0;
+                let b = counts.map(|c| {
+                    let extra = if i == 0 { first_extra } else { 0 };
+                    i += 1;
+                    dev.carve((c + extra) * AFFINE_BYTES)
+                });
+                (b, None)
+            }
             Some(s) => {
                 let bufs = [dev.carve(s), dev.carve(s)];
                 ([empty; 4], Some(StreamBuffers::new(&dev, bufs)?))
@@ -77,6 +90,10 @@ impl GpuProver {
         let (g1_terms, g2_terms) = plan.max_terms();
         let work = MsmWork::carve(&mut dev, g1_terms);
         let results = dev.carve(plan.g1_slots() * XYZZ_BYTES);
+        let lagrange = plan.lagrange.then(|| LagrangeBufs {
+            ld: dev.carve((counts[0] + 1) * AFFINE_BYTES),
+            counts: dev.carve(16),
+        });
         let g2 = (g2_count > 0).then(|| G2Part {
             bases: if stream.is_some() {
                 empty
@@ -87,7 +104,7 @@ impl GpuProver {
             work: MsmWork::carve_for(&mut dev, Curve::G2, g2_terms),
             results: dev.carve(plan.pieces()[4] * SLOT * XYZZ2_BYTES),
         });
-        let ev = [(); 19].map(|_| dev.event());
+        let ev = [(); 21].map(|_| dev.event());
         let ev = ev
             .into_iter()
             .collect::<Result<Vec<_>, _>>()?
@@ -109,6 +126,7 @@ impl GpuProver {
             work,
             results,
             g2,
+            lagrange,
             ev,
             registered: Vec::new(),
         })

@@ -86,7 +86,8 @@ impl GpuProver {
         self.msm_inner(set, Some(plan), scalars)
     }
 
-    /// Σ_i scalars[i]·bases[i] over the resident vector `set` (dense, as the H-MSM).
+    /// Σ_i scalars[i]·bases[i] over the resident vector `set` (dense, as the H-MSM; a
+    /// prover with H in Lagrange form holds LC in the H set).
     pub fn msm_dense(
         &mut self,
         set: BaseSet,

@@ -9,7 +9,10 @@ pub struct GpuTimings {
     pub upload: Duration,
     /// The six NTTs of H (from the first kernel; overlaps the b, c uploads).
     pub ntt: Duration,
+    /// H's MSM (in Lagrange form the dense one over LC).
     pub msm_h: Duration,
+    /// In Lagrange form, the sums over LD' of C's values (zero in the coefficient form).
+    pub msm_c: Duration,
     pub msm_l: Duration,
     pub msm_a: Duration,
     pub msm_b_g1: Duration,
@@ -39,10 +42,15 @@ impl GpuTimings {
             ("upload", self.upload),
             ("ntt", self.ntt),
             ("msm_h", self.msm_h),
+        ];
+        if self.msm_c > Duration::ZERO {
+            v.push(("msm_c", self.msm_c));
+        }
+        v.extend([
             ("msm_l", self.msm_l),
             ("msm_a", self.msm_a),
             ("msm_b_g1", self.msm_b_g1),
-        ];
+        ]);
         if b_g2 {
             v.push(("msm_b_g2", self.msm_b_g2));
         }

@@ -27,6 +27,18 @@ struct Args {
     /// under that compute (CUDA devices); false: one slot at a time.
     #[arg(long, env = "CUZK_GPU_UPLOAD_AHEAD", default_value_t = true, action = clap::ArgAction::Set)]
     upload_ahead: bool,
+    /// How H's MSM is formed on a CUDA device: `coefficients` (six transforms, a dense MSM
+    /// over H's bases) or `lagrange` (H's bases put in Lagrange form on the device when the
+    /// prover starts: four transforms, a dense MSM and a sparse one; ~32 ms less a 32 GiB
+    /// partition on an H200, but the start takes ~13 min more there, docs/operations.md).
+    #[arg(long, env = "CUZK_GPU_H_FORM", default_value = "coefficients")]
+    h_form: HFormArg,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum HFormArg {
+    Coefficients,
+    Lagrange,
 }
 
 fn main() -> ExitCode {
@@ -34,6 +46,10 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Args) -> Result<()> {
+    cuzk_kernels::cuda::set_h_form(match args.h_form {
+        HFormArg::Coefficients => cuzk_kernels::cuda::HForm::Coefficients,
+        HFormArg::Lagrange => cuzk_kernels::cuda::HForm::Lagrange,
+    });
     let rt = StageRuntime::start(args.stage, Stage::Gpu)?;
     let to_epilogue = rt.control.sender(SlotState::Proved)?;
     let mut srs = SrsCache::new(&rt.srs_dir(), rt.args.trust_params);

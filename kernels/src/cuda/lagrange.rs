@@ -1,0 +1,269 @@
+//! H's MSM with its bases in Lagrange form (docs/gpu.md "H in Lagrange form"; the algebra
+//! and the CPU reference: `groth16::lagrange`):
+//!
+//!   Σ_{i<n−1} h_i·H_i = Σ_j (A_c·B_c)_j/(g^n − 1)·LC_j − Σ_j c_j·LD'_j
+//!
+//! Two transforms of A and B to the coset replace the six of the coefficient form, and c's
+//! own values (mostly 0, 1 or below 2^32 in a real witness) weigh a second, sparse MSM.
+//! LC and LD' are made here once per proving key, on the device, at the prover's start
+//! ([`lagrange_bases`], ec_dft.cu); the per-partition kernels are in h_lagrange.cu.
+//!
+//! Whether a prover takes this form is [`HForm`], set once per process (`set_h_form`; the
+//! gpu stage's `h_form` setting): the default is the coefficient form, because making LC
+//! and LD' costs ~400 s a transform at 2^27 on an H200 with today's kernel (docs/perf.md).
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::{Duration, Instant};
+
+use blstrs::{G1Affine, Scalar as Fr};
+use cudarc::driver::sys::CUdeviceptr;
+use ff::Field;
+use group::prime::PrimeCurveAffine;
+
+use super::device::{self, args, DevBuf, Device};
+use super::layout::{AFFINE_BYTES, FR_BYTES, XYZZ_BYTES};
+use super::GpuError;
+use crate::msm::scalars::{to_limbs, Limbs};
+use crate::ntt::{coset_generator, powers, Roots};
+
+/// How a prover computes Σ h_i·H_i.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HForm {
+    /// H's coefficients by six transforms, then a dense MSM over H's bases.
+    Coefficients,
+    /// H's bases in Lagrange form (LC, LD'), made at start when the domain is H's and the
+    /// bases are resident; four transforms, a dense MSM over LC and a sparse one over LD'.
+    Lagrange,
+}
+
+static H_FORM: AtomicU8 = AtomicU8::new(0);
+
+/// The form provers made from now on take (where they can: resident bases, H's domain).
+pub fn set_h_form(f: HForm) {
+    H_FORM.store(f as u8, Ordering::Relaxed);
+}
+
+pub fn h_form() -> HForm {
+    match H_FORM.load(Ordering::Relaxed) {
+        0 => HForm::Coefficients,
+        _ => HForm::Lagrange,
+    }
+}
+
+/// Whether a prover of 2^max_log with `h_count` H bases takes the Lagrange form: asked for,
+/// and H is exactly a domain's n − 1 bases (LC's transform is over that domain).
+pub(crate) fn wanted(h_count: usize, max_log: u32) -> bool {
+    h_form() == HForm::Lagrange && h_count + 1 == 1usize << max_log
+}
+
+/// Device bytes [`lagrange_bases`] needs for n points: the bases in, the XYZZ points the
+/// levels run on, the scalars, the twiddles, the affine result.
+pub(crate) fn transform_bytes(n: usize) -> usize {
+    n * (2 * AFFINE_BYTES + XYZZ_BYTES + FR_BYTES) + n / 2 * FR_BYTES + 8 * 256
+}
+
+/// (LC, LD') of `h` (n − 1 bases, n = 2^log_n a power of two; H_{n−1} taken as O, as
+/// `groth16::lagrange` does) on `dev`, in an allocation of its own that is released before
+/// returning (so call it before the plan's one allocation), and the device time.
+pub(crate) fn lagrange_bases(
+    dev: &mut Device,
+    h: &[G1Affine],
+) -> Result<(Vec<G1Affine>, Vec<G1Affine>, Duration), GpuError> {
+    use super::error::Step;
+    let n = h.len() + 1;
+    if !n.is_power_of_two() || n < 2 {
+        return Err(GpuError::Input(format!(
+            "{} H bases: Lagrange form needs 2^k − 1",
+            h.len()
+        )));
+    }
+    let log_n = n.trailing_zeros();
+    let roots = Roots::new(log_n);
+    dev.ctx.bind_to_thread().step("bind context")?;
+    dev.allocate(transform_bytes(n))?;
+    let bases = dev.carve(n * AFFINE_BYTES);
+    let x = dev.carve(n * XYZZ_BYTES);
+    let scalars = dev.carve(n * FR_BYTES);
+    let tw = dev.carve(n / 2 * FR_BYTES);
+    let out = dev.carve(n * AFFINE_BYTES);
+    let ks = dev.compute;
+    let started = Instant::now();
+    dev.upload(bases.ptr, bases.bytes, h, ks)?;
+    // H_{n−1} = O (all zeros), the point the sums never weigh (groth16::lagrange).
+    dev.memset(bases.at(h.len() * AFFINE_BYTES), AFFINE_BYTES, ks)?;
+    let twiddles: Vec<Limbs> = powers(roots.omega_inv, n / 2)
+        .iter()
+        .map(to_limbs)
+        .collect();
+    dev.upload(tw.ptr, tw.bytes, &twiddles, ks)?;
+    let g_inv = coset_generator().invert().unwrap();
+    let z_inv = roots.z_on_coset().invert().unwrap();
+    // LC: s_i = g^{−i}/n; LD': s_i = 1/(n·(g^n − 1)).
+    let mut results = Vec::with_capacity(2);
+    for (c, step) in [(roots.n_inv, g_inv), (roots.n_inv * z_inv, Fr::ONE)] {
+        let s: Vec<Limbs> = powers(step, n).iter().map(|p| to_limbs(&(c * p))).collect();
+        dev.upload(scalars.ptr, scalars.bytes, &s, ks)?;
+        enqueue_transform(dev, log_n, bases.ptr, x.ptr, scalars.ptr, tw.ptr, out.ptr)?;
+        let mut v = vec![G1Affine::identity(); n];
+        dev.download(&mut v, out.ptr, ks)?;
+        dev.sync(ks)?;
+        results.push(v);
+    }
+    let took = started.elapsed();
+    dev.release()?;
+    let ld = results.pop().expect("two transforms");
+    let lc = results.pop().expect("two transforms");
+    Ok((lc, ld, took))
+}
+
+/// out_j = Σ_i w^{ij}·(s_i·P_i) for w = ω^{−1}: scale, log n DIF levels, affine in natural
+/// order (ec_dft.cu).
+fn enqueue_transform(
+    dev: &Device,
+    log_n: u32,
+    bases: CUdeviceptr,
+    x: CUdeviceptr,
+    scalars: CUdeviceptr,
+    tw: CUdeviceptr,
+    out: CUdeviceptr,
+) -> Result<(), GpuError> {
+    let n = 1u32 << log_n;
+    let ks = dev.compute;
+    // SAFETY: ec_dft_scale(x, bases, scalars, n), ec_dft_level(x, tw, log_n, log_h) over
+    // n/2 butterflies, ec_dft_affine(out, x, log_n): x holds n XYZZ points, bases, scalars
+    // and out n elements each, tw n/2 twiddles (carved by the caller).
+    unsafe {
+        dev.launch(
+            "lagrange scale",
+            dev.k.ec_dft_scale,
+            n.div_ceil(128),
+            128,
+            0,
+            ks,
+            &mut args![x, bases, scalars, n],
+        )?;
+        for log_h in (0..log_n).rev() {
+            dev.launch(
+                "lagrange level",
+                dev.k.ec_dft_level,
+                (n / 2).div_ceil(128),
+                128,
+                0,
+                ks,
+                &mut args![x, tw, log_n, log_h],
+            )?;
+        }
+        dev.launch(
+            "lagrange affine",
+            dev.k.ec_dft_affine,
+            n.div_ceil(128),
+            128,
+            0,
+            ks,
+            &mut args![out, x, log_n],
+        )?;
+    }
+    Ok(())
+}
+
+/// [`lagrange_bases`] on device `ordinal` alone (for the device check and its timing).
+pub fn lagrange_bases_on(
+    ordinal: usize,
+    h: &[G1Affine],
+) -> Result<(Vec<G1Affine>, Vec<G1Affine>, Duration), GpuError> {
+    let mut dev = device::open(ordinal)?;
+    lagrange_bases(&mut dev, h)
+}
+
+/// h_coset_scalars: out_j = a_j·b_j/(g^n − 1), canonical, from A and B on the coset.
+pub(crate) fn enqueue_coset_scalars(
+    dev: &Device,
+    log_n: u32,
+    a: CUdeviceptr,
+    b: CUdeviceptr,
+    out: CUdeviceptr,
+) -> Result<(), GpuError> {
+    let k = to_limbs(&Roots::new(log_n).z_on_coset().invert().unwrap());
+    let n = 1u32 << log_n;
+    // SAFETY: h_coset_scalars(out, a, b, k, n): a, b and out hold n elements; k is 32 bytes
+    // as the kernel's fr_t.
+    unsafe {
+        dev.launch(
+            "coset scalars",
+            dev.k.h_coset_scalars,
+            dev.sm_count * 8,
+            256,
+            0,
+            dev.compute,
+            &mut args![out, a, b, k, n],
+        )
+    }
+}
+
+/// Where h_c_kinds lists c's non-zero values in a region of at least [`kinds_bytes`]: the
+/// indices of the ones, minus ones and twos, then the other values' Pippenger terms (each
+/// list room for n).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CKinds {
+    pub ones: CUdeviceptr,
+    pub neg_ones: CUdeviceptr,
+    pub twos: CUdeviceptr,
+    pub other: CUdeviceptr,
+}
+
+/// Bytes of the lists for n values: 3n indices and n terms of 8 bytes.
+pub(crate) fn kinds_bytes(n: usize) -> usize {
+    3 * n * 4 + n * 8
+}
+
+impl CKinds {
+    /// The lists for n values in `region` (the prover's scratch buffer: 32n bytes).
+    pub(crate) fn at(region: DevBuf, n: usize) -> Self {
+        assert!(
+            region.bytes >= kinds_bytes(n),
+            "c's lists need 20 bytes a value"
+        );
+        let at = |k: usize| region.ptr + (k * n * 4) as u64;
+        CKinds {
+            ones: at(0),
+            neg_ones: at(1),
+            twos: at(2),
+            other: at(3),
+        }
+    }
+}
+
+/// h_c_kinds: c (Montgomery) → canonical in place, its non-zero values listed by kind into
+/// `lists`, how many of each (one, minus one, two, other) into `counts` (4 u32, zeroed
+/// here).
+pub(crate) fn enqueue_c_kinds(
+    dev: &Device,
+    log_n: u32,
+    c: CUdeviceptr,
+    lists: CKinds,
+    counts: CUdeviceptr,
+) -> Result<(), GpuError> {
+    let n = 1u32 << log_n;
+    dev.memset(counts, 16, dev.compute)?;
+    // SAFETY: h_c_kinds(c, n, ones, neg_ones, twos, other, counts): c holds n values, each
+    // list room for n entries (CKinds::at over kinds_bytes(n)), counts 4 u32.
+    unsafe {
+        dev.launch(
+            "c kinds",
+            dev.k.h_c_kinds,
+            dev.sm_count * 8,
+            256,
+            0,
+            dev.compute,
+            &mut args![
+                c,
+                n,
+                lists.ones,
+                lists.neg_ones,
+                lists.twos,
+                lists.other,
+                counts
+            ],
+        )
+    }
+}
