@@ -95,7 +95,8 @@ __device__ __noinline__ fr_t fr_mul(fr_t a, fr_t b) { fr_t r; fe_mul<FrP>(r.v, a
 // while the first waits.
 struct fr2_t { fr_t a, b; };
 
-// An Fr from global memory by two read-only 16-byte loads (the NTT's data and tables).
+// An Fr from global memory by two read-only 16-byte loads (the NTT's data and tables:
+// memory no thread of the kernel writes).
 __device__ __forceinline__ fr_t ld_fr(const fr_t* p) {
   const uint4* q = (const uint4*)p;
   uint4 a = __ldg(q), b = __ldg(q + 1);
@@ -103,6 +104,23 @@ __device__ __forceinline__ fr_t ld_fr(const fr_t* p) {
   r.v[0] = a.x; r.v[1] = a.y; r.v[2] = a.z; r.v[3] = a.w;
   r.v[4] = b.x; r.v[5] = b.y; r.v[6] = b.z; r.v[7] = b.w;
   return r;
+}
+
+// The same by plain loads, for kernels that write where they read (in place).
+__device__ __forceinline__ fr_t ld_fr_rw(const fr_t* p) {
+  const uint4* q = (const uint4*)p;
+  uint4 a = q[0], b = q[1];
+  fr_t r;
+  r.v[0] = a.x; r.v[1] = a.y; r.v[2] = a.z; r.v[3] = a.w;
+  r.v[4] = b.x; r.v[5] = b.y; r.v[6] = b.z; r.v[7] = b.w;
+  return r;
+}
+
+// An Fr to global memory by two 16-byte stores.
+__device__ __forceinline__ void st_fr(fr_t* p, const fr_t& x) {
+  uint4* q = (uint4*)p;
+  q[0] = make_uint4(x.v[0], x.v[1], x.v[2], x.v[3]);
+  q[1] = make_uint4(x.v[4], x.v[5], x.v[6], x.v[7]);
 }
 __device__ __noinline__ fr2_t fr_mul2(fr_t a0, fr_t b0, fr_t a1, fr_t b1) {
   fr2_t r;

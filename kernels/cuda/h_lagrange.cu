@@ -8,10 +8,11 @@
 // (Pippenger).
 
 // out[i] = a[i]·b[i]·k with a, b Montgomery and k = (g^n − 1)^{-1} plain: the Montgomery
-// products (aR·bR)/R = abR, then abR·k/R = ab·k leave it canonical (an MSM scalar).
+// products (aR·bR)/R = abR, then abR·k/R = ab·k leave it canonical (an MSM scalar). `out`
+// may be `a` (the prover writes in place: a's loads are plain, not read-only).
 extern "C" __global__ void h_coset_scalars(fr_t* out, const fr_t* a, const fr_t* b, const fr_t k, u32 n) {
   for (u32 i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-    st_fr(out + i, fr_mul(fr_mul(ld_fr(a + i), ld_fr(b + i)), k));
+    st_fr(out + i, fr_mul(fr_mul(ld_fr_rw(a + i), ld_fr(b + i)), k));
 }
 
 // The kinds of c's values besides zero, and where h_c_kinds lists them. A real PoRep
@@ -44,7 +45,7 @@ extern "C" __global__ void h_c_kinds(fr_t* c, u32 n, u32* ones, u32* neg_ones, u
     const u32 i = r * stride + blockIdx.x * blockDim.x + threadIdx.x;
     int kind = -1;
     if (i < n) {
-      const fr_t x = fr_mul(ld_fr(c + i), one_plain);
+      const fr_t x = fr_mul(ld_fr_rw(c + i), one_plain);
       st_fr(c + i, x);
       u32 high = 0, neg = 0;
       for (int l = 1; l < 8; l++) high |= x.v[l];

@@ -34,12 +34,6 @@
 
 #define NTT_THREADS 128  // ntt.rs THREADS (the launch), with ELEMS_LOG = 10: see there
 
-__device__ __forceinline__ void st_fr(fr_t* p, const fr_t& x) {
-  uint4* q = (uint4*)p;
-  q[0] = make_uint4(x.v[0], x.v[1], x.v[2], x.v[3]);
-  q[1] = make_uint4(x.v[4], x.v[5], x.v[6], x.v[7]);
-}
-
 // w^e = lo[e & mask]·hi[e >> bits]; hi[0] = c, so e = 0 gives c (1 for the twiddles).
 __device__ __forceinline__ fr_t table_pow(const fr_t* lo, const fr_t* hi, u32 bits, u32 e) {
   return fr_mul(ld_fr(lo + (e & ((1u << bits) - 1))), ld_fr(hi + (e >> bits)));

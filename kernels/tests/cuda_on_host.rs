@@ -16,7 +16,9 @@
 //!   them (digits, scatter, accumulate, fixup, bucket reduction; batch addition), for G2 and
 //!   G1 (both G1 builds: the split accumulator's, the default, and the called madd's), with
 //!   small windows and chunks so buckets are cut across chunks; the scan and the final sums
-//!   (kernels that synchronize a block) are done by the driver.
+//!   (kernels that synchronize a block) are done by the driver;
+//! - H in Lagrange form (cuda_on_host/lagrange.rs): LC and LD' through ec_dft.cu's kernels
+//!   against `groth16::lagrange`, c's kinds (h_c_kinds) and the coset scalars.
 //!
 //! This checks the CUDA source text without a GPU; it does not check what NVRTC/ptxas make
 //! of it, nor the host launch code (the device check `cuzk-gpu-check msm-g2` does). Needs a
@@ -42,6 +44,8 @@ use rand_chacha::ChaCha8Rng;
 // files of their own beside this harness.
 #[path = "cuda_on_host/fields.rs"]
 mod fields;
+#[path = "cuda_on_host/lagrange.rs"]
+mod lagrange;
 #[path = "cuda_on_host/lazy_madd.rs"]
 mod lazy_madd;
 
@@ -55,7 +59,7 @@ const DRIVER: &str = include_str!("cuda_on_host/driver.cpp");
 
 /// The sources the driver uses, in the order NVRTC sees them (ntt.cu, srs.cu, selftest.cu
 /// are not needed).
-const LAYERS: [&str; 7] = [
+const LAYERS: [&str; 9] = [
     "field.cuh",
     "bls12_381.cuh",
     "shoup.cuh",
@@ -63,6 +67,8 @@ const LAYERS: [&str; 7] = [
     "ec.cuh",
     "msm.cu",
     "pairs.cu",
+    "ec_dft.cu",
+    "h_lagrange.cu",
 ];
 
 /// Builds the driver in `dir`. A missing C++ compiler fails the test: the check must run

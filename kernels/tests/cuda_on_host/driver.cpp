@@ -151,11 +151,79 @@ template <class F, class K = Kern<F>> static void plan_msm(unsigned mode) {
   }
 }
 
+// H in Lagrange form (h_lagrange.cu, ec_dft.cu), launched as lagrange.rs launches them.
+// op 20, n = 2^log_n: (n affine bases, n scalars, n/2 twiddles) -> out_j = Σ_i w^{ij}·s_i·P_i
+// for natural j (ec_dft_scale, ec_dft_level from the widest half down, ec_dft_affine).
+static void ec_dft(unsigned n) {
+  unsigned log_n = 0;
+  while ((1u << log_n) < n) log_n++;
+  std::vector<affine_t> in(n), out(n);
+  std::vector<fr_t> s(n), tw(n / 2);
+  std::vector<xyzz_t> x(n);
+  rd(in.data(), n * sizeof(affine_t));
+  rd(s.data(), n * sizeof(fr_t));
+  rd(tw.data(), n / 2 * sizeof(fr_t));
+  grid(n, [&] { ec_dft_scale(x.data(), in.data(), s.data(), n); });
+  for (int log_h = (int)log_n - 1; log_h >= 0; log_h--)
+    grid(n / 2, [&] { ec_dft_level(x.data(), tw.data(), log_n, (unsigned)log_h); });
+  grid(n, [&] { ec_dft_affine(out.data(), x.data(), log_n); });
+  wr(out.data(), n * sizeof(affine_t));
+}
+
+// op 21, n values of c (Montgomery) -> c canonical, the 4 counts, then the lists in kind
+// order (ones, minus ones, twos: indices; other: [j, j] terms), each as long as its count
+// (h_c_kinds over 2 blocks of 64 threads: several grid-stride rounds).
+static void c_kinds(unsigned n) {
+  std::vector<fr_t> c(n);
+  rd(c.data(), n * sizeof(fr_t));
+  std::vector<unsigned> ones(n), neg(n), twos(n), counts(4, 0);
+  std::vector<uint2> other(n);
+  blockDim.x = 64;
+  gridDim.x = 2;
+  for (unsigned b = 0; b < 2; b++)
+    for (unsigned t = 0; t < 64; t++) {
+      blockIdx.x = b;
+      threadIdx.x = t;
+      h_c_kinds(c.data(), n, ones.data(), neg.data(), twos.data(), other.data(), counts.data());
+    }
+  wr(c.data(), n * sizeof(fr_t));
+  wr(counts.data(), 16);
+  wr(ones.data(), counts[0] * 4);
+  wr(neg.data(), counts[1] * 4);
+  wr(twos.data(), counts[2] * 4);
+  wr(other.data(), counts[3] * 8);
+}
+
+// op 22, (k plain, n pairs a, b Montgomery) -> a·b·k canonical, in place over a (as the
+// prover launches h_coset_scalars).
+static void coset_scalars(unsigned n) {
+  fr_t k;
+  rd(&k, sizeof k);
+  std::vector<fr_t> a(n), b(n);
+  rd(a.data(), n * sizeof(fr_t));
+  rd(b.data(), n * sizeof(fr_t));
+  blockDim.x = 64;
+  gridDim.x = 2;
+  for (unsigned bl = 0; bl < 2; bl++)
+    for (unsigned t = 0; t < 64; t++) {
+      blockIdx.x = bl;
+      threadIdx.x = t;
+      h_coset_scalars(a.data(), a.data(), b.data(), k, n);
+    }
+  wr(a.data(), n * sizeof(fr_t));
+}
+
 int main() {
   unsigned op, n;
   while (fread(&op, 4, 1, stdin) == 1) {
     rd(&n, 4);
-    if (op == 1) {  // Fp2 pairs -> a·b, a² (test_fp2_mul)
+    if (op == 20) {
+      ec_dft(n);
+    } else if (op == 21) {
+      c_kinds(n);
+    } else if (op == 22) {
+      coset_scalars(n);
+    } else if (op == 1) {  // Fp2 pairs -> a·b, a² (test_fp2_mul)
       for (unsigned i = 0; i < n; i++) {
         fp2_t a, b; rd(&a, sizeof a); rd(&b, sizeof b);
         fp2_t m = fp2_mul(a, b), s = fp2_sqr(a);

@@ -19,3 +19,18 @@ static inline uint4 __ldg(const uint4* p) { return *p; }
 static inline unsigned atomicAdd(unsigned* p, unsigned v) { unsigned o = *p; *p += v; return o; }
 static inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
 static inline void __syncthreads() {}
+static inline uint4 make_uint4(unsigned a, unsigned b, unsigned c, unsigned d) { return {a, b, c, d}; }
+struct uint2 { unsigned x, y; };
+static inline uint2 make_uint2(unsigned x, unsigned y) { return {x, y}; }
+// Warp votes and shuffles with one thread at a time: each thread is alone in its warp, so a
+// ballot holds its own lane's bit and a shuffle returns its own value (h_c_kinds then takes
+// one atomic a thread, the same lists in another order).
+static inline unsigned __ballot_sync(unsigned, bool p) { return p ? 1u << (threadIdx.x & 31) : 0u; }
+static inline unsigned __shfl_sync(unsigned, unsigned v, int) { return v; }
+static inline int __ffs(unsigned x) { return __builtin_ffs((int)x); }
+static inline int __popc(unsigned x) { return __builtin_popcount(x); }
+static inline unsigned __brev(unsigned x) {
+  unsigned r = 0;
+  for (int i = 0; i < 32; i++) r |= ((x >> i) & 1u) << (31 - i);
+  return r;
+}

@@ -1,0 +1,148 @@
+//! H in Lagrange form built for the host (cuda_on_host.rs): the transform that makes LC and
+//! LD' (ec_dft.cu) against the CPU reference `groth16::lagrange::lagrange_bases`, and the
+//! per-partition kernels (h_lagrange.cu): c's kinds and the coset scalars.
+
+use blstrs::{G1Affine, G1Projective, Scalar as Fr};
+use cuzk_kernels::cuda::layout::{bytes_of, fr_raw};
+use cuzk_kernels::groth16::lagrange::lagrange_bases;
+use cuzk_kernels::msm::scalars::{to_limbs, Limbs};
+use cuzk_kernels::ntt::{coset_generator, powers, Roots};
+use ff::Field;
+use group::prime::PrimeCurveAffine;
+use group::{Curve, Group};
+use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::{build, record, run};
+
+/// The affine points the driver wrote (blst's layout).
+fn affine_at(out: &[u8], n: usize) -> Vec<G1Affine> {
+    assert_eq!(out.len(), n * 96);
+    let mut v = vec![G1Affine::identity(); n];
+    // SAFETY: G1Affine is blst's repr(C) affine point (96 bytes of u64 limbs, any bit
+    // pattern a value) and `out` holds exactly n of them.
+    unsafe { std::ptr::copy_nonoverlapping(out.as_ptr(), v.as_mut_ptr() as *mut u8, out.len()) };
+    v
+}
+
+/// LC and LD' through the device's transform (scale, DIF levels, affine in natural order)
+/// equal the CPU reference's at 2^1..2^6, with a base at infinity and a repeated one.
+#[test]
+fn lagrange_bases_built_for_the_host_match_the_cpu() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build(dir.path());
+    let mut rng = ChaCha8Rng::seed_from_u64(0x1a9);
+    for log_n in 1u32..=6 {
+        let n = 1usize << log_n;
+        let mut h: Vec<G1Affine> = (0..n - 1)
+            .map(|_| G1Projective::random(&mut rng).to_affine())
+            .collect();
+        if n > 4 {
+            h[2] = G1Affine::identity();
+            h[3] = h[1];
+        }
+        let roots = Roots::new(log_n);
+        let g_inv = coset_generator().invert().unwrap();
+        let z_inv = roots.z_on_coset().invert().unwrap();
+        let tw: Vec<Limbs> = powers(roots.omega_inv, n / 2)
+            .iter()
+            .map(to_limbs)
+            .collect();
+        let mut bases = h.clone();
+        bases.push(G1Affine::identity());
+        let (want_lc, want_ld) = lagrange_bases(&h, log_n);
+        for (c, step, want) in [
+            (roots.n_inv, g_inv, &want_lc),
+            (roots.n_inv * z_inv, Fr::ONE, &want_ld),
+        ] {
+            let s: Vec<Limbs> = powers(step, n).iter().map(|p| to_limbs(&(c * p))).collect();
+            let mut input = record(20, n);
+            input.extend(bytes_of(&bases));
+            input.extend(bytes_of(&s));
+            input.extend(bytes_of(&tw));
+            let got = affine_at(&run(&exe, dir.path(), &input), n);
+            assert_eq!(&got, want, "2^{log_n}");
+        }
+    }
+}
+
+/// h_c_kinds: every value canonical in place, and each non-zero one in its kind's list
+/// (1, −1, 2, the rest as [j, j] terms), zeros in none; over several grid-stride rounds.
+/// h_coset_scalars: a·b/(g^n − 1) canonical, written over a.
+#[test]
+fn c_kinds_and_coset_scalars_built_for_the_host_match_the_cpu() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build(dir.path());
+    let mut rng = ChaCha8Rng::seed_from_u64(0xc41d);
+    let n = 1000usize;
+    let two = Fr::from(2u64);
+    let c: Vec<Fr> = (0..n)
+        .map(|j| match j % 9 {
+            0 | 1 | 2 => Fr::ZERO,
+            3 => Fr::ONE,
+            4 => -Fr::ONE,
+            5 => two,
+            6 => Fr::from(j as u64 + 3),
+            7 => -two,
+            _ => Fr::random(&mut rng),
+        })
+        .collect();
+    let raw: Vec<[u64; 4]> = c.iter().map(fr_raw).collect();
+    let mut input = record(21, n);
+    input.extend(bytes_of(&raw));
+    let out = run(&exe, dir.path(), &input);
+    let canon: Vec<Limbs> = out[..n * 32]
+        .chunks(32)
+        .map(|b| {
+            std::array::from_fn(|i| u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().unwrap()))
+        })
+        .collect();
+    let want: Vec<Limbs> = c.iter().map(to_limbs).collect();
+    assert_eq!(canon, want, "c canonical in place");
+    let word = |at: usize| u32::from_le_bytes(out[at..at + 4].try_into().unwrap()) as usize;
+    let counts: Vec<usize> = (0..4).map(|k| word(n * 32 + 4 * k)).collect();
+    let mut at = n * 32 + 16;
+    let mut list = |len: usize, step: usize| {
+        let mut v: Vec<usize> = (0..len).map(|i| word(at + step * i)).collect();
+        if step == 8 {
+            // A term is [j, j]: base and scalar the same index.
+            assert!((0..len).all(|i| word(at + 8 * i + 4) == v[i]));
+        }
+        at += step * len;
+        v.sort_unstable();
+        v
+    };
+    let of = |f: &dyn Fn(&Fr) -> bool| -> Vec<usize> { (0..n).filter(|&j| f(&c[j])).collect() };
+    let special = |x: &Fr| *x == Fr::ONE || *x == -Fr::ONE || *x == two;
+    assert_eq!(list(counts[0], 4), of(&|x| *x == Fr::ONE), "ones");
+    assert_eq!(list(counts[1], 4), of(&|x| *x == -Fr::ONE), "minus ones");
+    assert_eq!(list(counts[2], 4), of(&|x| *x == two), "twos");
+    assert_eq!(
+        list(counts[3], 8),
+        of(&|x| !bool::from(x.is_zero()) && !special(x)),
+        "other"
+    );
+    assert_eq!(at, out.len());
+
+    // The coset scalars, k = (g^n − 1)^{-1} for a 2^20 domain as plain limbs.
+    let k = Roots::new(20).z_on_coset().invert().unwrap();
+    let a: Vec<Fr> = (0..n).map(|_| Fr::random(&mut rng)).collect();
+    let b: Vec<Fr> = (0..n).map(|_| Fr::random(&mut rng)).collect();
+    let mut input = record(22, n);
+    input.extend(bytes_of(&[to_limbs(&k)]));
+    input.extend(bytes_of(&a.iter().map(fr_raw).collect::<Vec<_>>()));
+    input.extend(bytes_of(&b.iter().map(fr_raw).collect::<Vec<_>>()));
+    let out = run(&exe, dir.path(), &input);
+    let got: Vec<Limbs> = out
+        .chunks(32)
+        .map(|b| {
+            std::array::from_fn(|i| u64::from_le_bytes(b[8 * i..8 * i + 8].try_into().unwrap()))
+        })
+        .collect();
+    let want: Vec<Limbs> = a
+        .iter()
+        .zip(&b)
+        .map(|(a, b)| to_limbs(&(*a * b * k)))
+        .collect();
+    assert_eq!(got, want, "a·b/(g^n − 1) canonical");
+}
