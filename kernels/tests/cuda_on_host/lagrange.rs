@@ -78,7 +78,7 @@ fn c_kinds_and_coset_scalars_built_for_the_host_match_the_cpu() {
     let two = Fr::from(2u64);
     let c: Vec<Fr> = (0..n)
         .map(|j| match j % 9 {
-            0 | 1 | 2 => Fr::ZERO,
+            0..=2 => Fr::ZERO,
             3 => Fr::ONE,
             4 => -Fr::ONE,
             5 => two,
