@@ -178,14 +178,8 @@ static void c_kinds(unsigned n) {
   rd(c.data(), n * sizeof(fr_t));
   std::vector<unsigned> ones(n), neg(n), twos(n), counts(4, 0);
   std::vector<uint2> other(n);
-  blockDim.x = 64;
-  gridDim.x = 2;
-  for (unsigned b = 0; b < 2; b++)
-    for (unsigned t = 0; t < 64; t++) {
-      blockIdx.x = b;
-      threadIdx.x = t;
-      h_c_kinds(c.data(), n, ones.data(), neg.data(), twos.data(), other.data(), counts.data());
-    }
+  // 2 blocks of 64 threads whatever n: the kernels' grid-stride rounds.
+  grid(128, [&] { h_c_kinds(c.data(), n, ones.data(), neg.data(), twos.data(), other.data(), counts.data()); }, 64);
   wr(c.data(), n * sizeof(fr_t));
   wr(counts.data(), 16);
   wr(ones.data(), counts[0] * 4);
@@ -202,14 +196,7 @@ static void coset_scalars(unsigned n) {
   std::vector<fr_t> a(n), b(n);
   rd(a.data(), n * sizeof(fr_t));
   rd(b.data(), n * sizeof(fr_t));
-  blockDim.x = 64;
-  gridDim.x = 2;
-  for (unsigned bl = 0; bl < 2; bl++)
-    for (unsigned t = 0; t < 64; t++) {
-      blockIdx.x = bl;
-      threadIdx.x = t;
-      h_coset_scalars(a.data(), a.data(), b.data(), k, n);
-    }
+  grid(128, [&] { h_coset_scalars(a.data(), a.data(), b.data(), k, n); }, 64);
   wr(a.data(), n * sizeof(fr_t));
 }
 
