@@ -8,6 +8,8 @@ mod allocate;
 use allocate::PairBufs;
 mod ceilings;
 mod check;
+mod describe;
+mod lagrange_sums;
 mod steps;
 mod sums;
 mod timings;
@@ -18,9 +20,9 @@ use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
 
 use super::device::{DevBuf, Device, Event};
 use super::lagrange::{self, CKinds};
-use super::layout::{Xyzz, Xyzz2, G2_AFFINE_BYTES, XYZZ_BYTES};
-use super::memory_plan::{gib, MemoryPlan, SLOT};
-use super::msm::{self, MsmHooks, MsmWork, PairSums, MAX_WINDOWS};
+use super::layout::{Xyzz, Xyzz2, G2_AFFINE_BYTES};
+use super::memory_plan::{MemoryPlan, SLOT};
+use super::msm::{MsmWork, PairSums};
 use super::ntt::{self, NttTables};
 use super::staged_upload::{self, Staging};
 use super::stream::StreamBuffers;
@@ -366,48 +368,6 @@ impl GpuProver {
         Ok(v)
     }
 
-    /// Device name, multiprocessors and the bytes planned.
-    pub fn describe(&self) -> String {
-        let name = self.dev.ctx.name().unwrap_or_else(|_| "?".into());
-        format!(
-            "{name}, {} SMs, max domain 2^{}, {} scalars, B_G2 {}, bases {}, H's bases {}, spare buffers {}, NTT full tables {}, pair sums {}, {:.1} GiB allocated",
-            self.dev.sm_count,
-            self.plan.max_log,
-            self.plan.max_scalars,
-            if self.g2.is_some() {
-                "on the device"
-            } else {
-                "not held"
-            },
-            match self.plan.stream_bytes {
-                None => "resident".to_string(),
-                Some(s) => format!("streamed through 2 x {} MiB", s >> 20),
-            },
-            if self.plan.lagrange {
-                format!(
-                    "in Lagrange form (LC, LD', {:.1} GiB more)",
-                    gib(self.plan.lagrange_bytes())
-                )
-            } else {
-                "as coefficients' bases".into()
-            },
-            ["none", "a", "a and b"][self.spares.len()],
-            if self.tables.holds_full() {
-                "held"
-            } else {
-                "not held"
-            },
-            if self.plan.pairs {
-                let odd = if self.plan.odd_pairs { self.plan.pairs_bytes(1) } else { 0 };
-                let what = if odd > 0 { "aligned and odd" } else { "aligned" };
-                format!("{what}, {:.1} GiB", gib(self.plan.pairs_bytes(0) + odd))
-            } else {
-                "not held".into()
-            },
-            gib(self.plan.bytes())
-        )
-    }
-
     /// The NTT buffers (4 × 2^max_log Fr) as one scratch region, for setup work.
     pub(crate) fn scratch(&self) -> DevBuf {
         DevBuf {
@@ -623,40 +583,12 @@ impl GpuProver {
             first,
         )?;
         first += win_h.len();
-        // Lagrange form: Σ_j c_j·LD'_j, subtracted from LC's sum below (lagrange.rs): the
-        // other values by Pippenger with the ones' batch addition in one slot, the minus
-        // ones' and the twos' batch additions in the next. The host needs the kinds' counts
-        // to size the launches: it waits for them here, with H's MSM queued, so the device
-        // does not.
+        // Lagrange form: Σ_j c_j·LD'_j in two result slots (prover/lagrange_sums.rs),
+        // subtracted from LC's sum below.
         let mut c_sum_at = None;
         if let Some((ld, counts)) = lagrange {
             e_c_sum.record(ks)?;
-            e_kinds.wait_on(cs)?;
-            let mut cnt = [0u32; 4];
-            d.download(&mut cnt, counts.ptr, cs)?;
-            d.sync(cs)?;
-            let [ones, neg_ones, twos, other] = cnt.map(|v| v as usize);
-            let xb = XYZZ_BYTES;
-            let slot = self.results.at(first * SLOT * xb);
-            let next = self.results.at((first + 1) * SLOT * xb);
-            let w = msm::enqueue_msm(
-                d,
-                &self.work,
-                ld.ptr,
-                kinds.other,
-                other,
-                c,
-                slot,
-                MsmHooks::default(),
-            )?;
-            let none = PairSums::default();
-            for (list, k, out) in [
-                (kinds.ones, ones, slot + (MAX_WINDOWS * xb) as u64),
-                (kinds.neg_ones, neg_ones, next),
-                (kinds.twos, twos, next + xb as u64),
-            ] {
-                msm::enqueue_batch_add(d, &self.work, ld.ptr, none, list, k, out)?;
-            }
+            let w = self.enqueue_c_sums(ld, counts, kinds, c, first, e_kinds)?;
             c_sum_at = Some((first, w));
             first += 2;
         }
@@ -758,11 +690,7 @@ impl GpuProver {
             .map(|(first, w)| combine_pieces(w, &out[first * SLOT..]))
             .collect();
         if let Some((at, w)) = c_sum_at {
-            // Σ c_j·LD'_j = Pippenger + ones − minus ones + 2·twos.
-            let next = &out[(at + 1) * SLOT..];
-            let twos = next[1].to_projective();
-            sums[0] -=
-                combine_pieces(&[w], &out[at * SLOT..]) - next[0].to_projective() + (twos + twos);
+            sums[0] -= lagrange_sums::c_sum(w, &out[at * SLOT..]);
         }
         let b_g2 = g2.map(|(w, _)| combine_pieces(&w, &out2));
         let ms = |a: &Event, b: &Event| a.ms_to(b).map(|v| Duration::from_secs_f64(v as f64 / 1e3));
