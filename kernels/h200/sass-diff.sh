@@ -89,6 +89,10 @@ for k in sorted(bc):
     same = bc[k] == nc.get(k) and bu.get(k) == nu.get(k)
     bad += not same
     print(f"{k:24} {'identical' if same else 'DIFFERENT':9} {n_inst:6} instructions  sass sha256 {digest}  {bu.get(k, '')}")
+    if not same and k in nc:
+        # What the new revision's kernel became, beside the base's line.
+        n_new = sum(1 for l in nc[k] if re.match(r"\s*/\*[0-9a-f]{4,}\*/", l))
+        print(f"{'  new:':34} {n_new:6} instructions  {'':28}  {nu.get(k, '')}")
 for k in sorted(set(nc) - set(bc)):
     print(f"{k:24} {'new':9} {nu.get(k, '')}")
 print(f"{len(bc) - bad} of {len(bc)} kernels identical")
