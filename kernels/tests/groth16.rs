@@ -3,31 +3,17 @@
 
 mod common;
 
-use bellperson::groth16::{self as bp, Parameters};
+use bellperson::groth16 as bp;
 use bellperson::Circuit;
 use blstrs::{Bls12, Scalar as Fr};
 use common::circuits::{Booleans, PowerChain, ShaChain};
+use common::params_via_file;
 use cuzk_kernels::groth16;
-use cuzk_kernels::srs::{Srs, Validation};
+use cuzk_kernels::srs::Srs;
 use cuzk_kernels::witness::{synthesize_into, CircuitShape, OwnedWitness};
 use ff::Field;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-
-/// Params through a real file: bellperson writes them, we read them back.
-fn params_via_file<C: Circuit<Fr> + Clone>(
-    circuit: &C,
-    rng: &mut ChaCha8Rng,
-) -> (Parameters<Bls12>, Srs) {
-    let params = bp::generate_random_parameters::<Bls12, _, _>(circuit.clone(), rng).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("test.params");
-    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
-    params.write(&mut f).unwrap();
-    drop(f);
-    let srs = Srs::read(&path, Validation::Full).unwrap();
-    (params, srs)
-}
 
 fn our_proof<C: Circuit<Fr> + Clone>(circuit: &C, srs: &Srs, r: Fr, s: Fr) -> groth16::Proof {
     let shape = CircuitShape::of(circuit.clone()).unwrap();

@@ -23,6 +23,7 @@ use cuzk_c1::proof_type::{interactive_proof_type, parse_sector_size};
 use cuzk_c1::{with_tree_shape, C1Input, ShapeVisitor};
 use cuzk_kernels::groth16::steps::{self, Densities};
 use cuzk_kernels::msm::mix::{MixStats, DIGIT_WIDTHS};
+use cuzk_kernels::witness::c_matrix::{CMatrix, CStats};
 use cuzk_kernels::witness::census::{Census, CensusCs, Predicted, QUERIES};
 use cuzk_kernels::witness::{CircuitShape, OwnedWitness};
 use cuzk_synthesis::{synthesize_partition, with_porep_circuits, CircuitsVisitor, PorepCircuits};
@@ -57,6 +58,11 @@ pub struct BenchWitnessArgs {
     /// Censuses of real witnesses (--census-out of earlier runs) to predict the mix from.
     #[arg(long, num_args = 1..)]
     pub learn: Vec<PathBuf>,
+    /// With --blank-sector-size: also record the circuit's C and print what it holds (rows
+    /// with an empty C, entries by coefficient): the size of folding C into L
+    /// (docs/gpu.md "C folded into L").
+    #[arg(long)]
+    pub c_matrix: bool,
 }
 
 pub fn run(args: &BenchWitnessArgs) -> Result<()> {
@@ -94,8 +100,14 @@ pub fn run(args: &BenchWitnessArgs) -> Result<()> {
             let Some(sector_size) = parse_sector_size(size) else {
                 bail!("unsupported sector size {size:?}: use 2KiB, 8MiB, 512MiB, 32GiB or 64GiB");
             };
-            let census = with_tree_shape(sector_size, Blank { sector_size })
-                .context("no PoRep tree shape for this sector size")??;
+            let census = with_tree_shape(
+                sector_size,
+                Blank {
+                    sector_size,
+                    c_matrix: args.c_matrix,
+                },
+            )
+            .context("no PoRep tree shape for this sector size")??;
             print_census(&census);
             if !learned.is_empty() {
                 print_predicted(&census.predict(&learned), None);
@@ -170,6 +182,7 @@ type Compound<Tree> = StackedCompound<Tree, DefaultPieceHasher>;
 
 struct Blank {
     sector_size: u64,
+    c_matrix: bool,
 }
 
 impl ShapeVisitor for Blank {
@@ -234,8 +247,39 @@ impl ShapeVisitor for Blank {
             "census taken in {}",
             progress::minutes_seconds(started.elapsed())
         );
+        if self.c_matrix {
+            let spinner = progress::spinner("recording the blank circuit's C".into(), None);
+            let started = Instant::now();
+            let stats = CMatrix::record(blank())?.stats();
+            spinner.finish_and_clear();
+            print_c_stats(&stats);
+            println!(
+                "C recorded in {}",
+                progress::minutes_seconds(started.elapsed())
+            );
+        }
         Ok(census)
     }
+}
+
+/// What the circuit's C holds: how many rows can never have c ≠ 0, and the fold's work
+/// (an addition an entry of 1 or −1, a short double-and-add a small coefficient, a
+/// full-width product a wide one).
+fn print_c_stats(s: &CStats) {
+    let e = s.entries as f64;
+    println!(
+        "C: {} rows, {} with an empty C ({:.1} %); {} entries ({:.2} a row): 1 {:.1} %, −1 {:.1} %, below 2^64 {:.1} %, wide {:.1} % ({} distinct coefficients)",
+        s.rows,
+        s.empty_rows,
+        pct(s.empty_rows as f64, s.rows as f64),
+        s.entries,
+        e / (s.rows as f64).max(1.0),
+        pct(s.ones as f64, e),
+        pct(s.minus_ones as f64, e),
+        pct(s.small as f64, e),
+        pct(s.wide as f64, e),
+        s.distinct_coeffs
+    );
 }
 
 /// Percent of `n` in `of`.

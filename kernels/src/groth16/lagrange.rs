@@ -82,7 +82,7 @@ pub fn dft_g1(x: &mut [G1Projective], w: Fr) {
     }
 }
 
-fn to_affine(v: &[G1Projective]) -> Vec<G1Affine> {
+pub(crate) fn to_affine(v: &[G1Projective]) -> Vec<G1Affine> {
     let mut out = vec![G1Affine::identity(); v.len()];
     G1Projective::batch_normalize(v, &mut out);
     out
@@ -102,18 +102,20 @@ pub fn h_sum(
         .z_on_coset()
         .invert()
         .unwrap();
-    let sum = |s: Vec<Fr>, b: &[G1Affine]| -> G1Projective {
-        s.par_iter()
-            .zip(b.par_iter())
-            .map(|(s, p)| G1Projective::from(p) * s)
-            .reduce(G1Projective::identity, |x, y| x + y)
-    };
     let y: Vec<Fr> = a_coset
         .iter()
         .zip(b_coset)
         .map(|(a, b)| *a * b * z_inv)
         .collect();
-    sum(y, lc) - sum(c.to_vec(), ld)
+    plain_sum(&y, lc) - plain_sum(c, ld)
+}
+
+/// Σ s_i·b_i term by term (the references' sums: short, and plainly right).
+pub(crate) fn plain_sum(s: &[Fr], b: &[G1Affine]) -> G1Projective {
+    s.par_iter()
+        .zip(b.par_iter())
+        .map(|(s, p)| G1Projective::from(p) * s)
+        .reduce(G1Projective::identity, |x, y| x + y)
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! the prover that runs them over a synthesized witness and an SRS.
 
 mod epilogue;
+pub mod folded;
 pub mod lagrange;
 mod proof;
 mod prover;

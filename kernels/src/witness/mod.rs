@@ -8,6 +8,7 @@
 //! cannot synthesize here).
 
 mod buffers;
+pub mod c_matrix;
 pub mod census;
 mod shape;
 mod writer;

@@ -109,6 +109,12 @@ impl<'c, Tree: 'static + MerkleTreeTrait> PorepCircuits<'c, Tree> {
         &self.vanilla_params
     }
 
+    /// The blank circuit of this proof type (no witness, no vanilla proofs): the constraint
+    /// structure every partition shares, e.g. for recording C once (`CMatrix::record`).
+    pub fn blank_circuit(&self) -> PorepCircuit<Tree> {
+        <Compound<Tree> as CompoundProof<Scheme<'_, Tree>, _>>::blank_circuit(&self.vanilla_params)
+    }
+
     pub fn partitions(&self) -> usize {
         self.vanilla_proofs.len()
     }

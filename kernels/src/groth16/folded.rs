@@ -1,0 +1,74 @@
+//! H in Lagrange form with C folded into L: the CPU reference of a prover that needs
+//! neither C's values nor LD' for a partition.
+//!
+//! `lagrange` gives Σ_{i<n−1} h_i·H_i = Σ_j y_j·LC_j − Σ_j c_j·LD'_j with
+//! y_j = A(gω^j)·B(gω^j)/(g^n − 1). C's values are c = C·z for the assignment
+//! z = (1, inputs…, aux…), so Σ_j c_j·LD'_j = Σ_k z_k·Q_k with Q = Cᵀ·LD'
+//! (`CMatrix::fold`), and the proof's H and L terms together are
+//!
+//!   ΣH + ΣL = Σ_j y_j·LC_j + Σ_{aux k} z_k·(L_k − Q_k) − Σ_{inputs k} z_k·Q_k
+//!
+//! L' = L − Q_aux has L's length and takes L's scalars (the aux assignment, mostly 0 and
+//! 1), so C's part costs nothing a partition; the inputs' part is a few hundred terms.
+//! LC, L' and Q_inputs are made once per parameter file and circuit; C is the circuit's
+//! structure (a blank circuit records it), the same for every partition of a sector size.
+
+use blstrs::{G1Affine, G1Projective, Scalar as Fr};
+use ff::Field;
+
+use super::lagrange::{lagrange_bases, plain_sum, to_affine};
+use crate::ntt::{coset_ntt, intt, Domain};
+use crate::witness::c_matrix::CMatrix;
+
+/// The bases of the folded form: LC (n of them), L' = L − Q_aux (one an aux variable) and
+/// Q_inputs (one an input, ONE included).
+pub struct FoldedBases {
+    pub log_n: u32,
+    pub lc: Vec<G1Affine>,
+    pub l: Vec<G1Affine>,
+    pub q_inputs: Vec<G1Affine>,
+}
+
+impl FoldedBases {
+    /// From the proving key's H (n − 1 points) and L, and the circuit's C.
+    pub fn new(h: &[G1Affine], l: &[G1Affine], c: &CMatrix, log_n: u32) -> FoldedBases {
+        assert_eq!(
+            l.len(),
+            c.num_aux,
+            "L has one point an aux variable of C's circuit"
+        );
+        let (lc, ld) = lagrange_bases(h, log_n);
+        let (q_in, q_aux) = c.fold(&ld);
+        let l_folded: Vec<G1Projective> = l
+            .iter()
+            .zip(&q_aux)
+            .map(|(l, q)| G1Projective::from(l) - q)
+            .collect();
+        FoldedBases {
+            log_n,
+            lc,
+            l: to_affine(&l_folded),
+            q_inputs: to_affine(&q_in),
+        }
+    }
+
+    /// ΣH + ΣL of one partition from A's and B's values on the domain (n each) and the
+    /// assignment (inputs with ONE first, aux).
+    pub fn h_plus_l(&self, a: &[Fr], b: &[Fr], inputs: &[Fr], aux: &[Fr]) -> G1Projective {
+        let domain = Domain::new(self.log_n);
+        let on_coset = |v: &[Fr]| {
+            let mut v = v.to_vec();
+            intt(&mut v, &domain);
+            coset_ntt(&mut v, &domain);
+            v
+        };
+        let z_inv = domain.z_on_coset().invert().unwrap();
+        // y_j = A(gω^j)·B(gω^j)/(g^n − 1)
+        let y: Vec<Fr> = on_coset(a)
+            .iter()
+            .zip(on_coset(b))
+            .map(|(a, b)| *a * b * z_inv)
+            .collect();
+        plain_sum(&y, &self.lc) + plain_sum(aux, &self.l) - plain_sum(inputs, &self.q_inputs)
+    }
+}

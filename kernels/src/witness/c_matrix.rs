@@ -1,0 +1,283 @@
+//! C's rows as a sparse matrix, recorded from a circuit's synthesis (a blank circuit does:
+//! only its structure is read), and C's transpose applied to a vector of G1 points.
+//!
+//! Why: C's values on the domain are c = C·z (z = (1, inputs…, aux…)), so any sum
+//! Σ_j c_j·P_j regroups by variable as Σ_k z_k·Q_k with Q_k = Σ_j C_jk·P_j. H in Lagrange
+//! form needs Σ_j c_j·LD'_j every partition (`groth16::lagrange`); with Q made once from
+//! LD' the sum joins L's MSM, whose scalars are z's aux part already
+//! (`groth16::folded`), and c is no longer needed to prove.
+
+use std::collections::HashMap;
+
+use bellpepper_core::{
+    Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
+};
+use blstrs::{G1Affine, G1Projective, Scalar as Fr};
+use ff::{Field, PrimeField};
+use group::Group;
+use rayon::prelude::*;
+
+/// Marks an input in `Entry::var` (aux variables are numbered from 0 without it).
+const INPUT: u32 = 1 << 31;
+
+/// One nonzero C_jk: row j, variable k (aux k, or input k | INPUT), coefficient by index
+/// into `CMatrix::coeffs` (a circuit's C holds few distinct coefficients: 1, powers of two,
+/// a hash's round constants).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub row: u32,
+    pub var: u32,
+    pub coeff: u32,
+}
+
+/// A circuit's C, in row order, for the constraints the circuit enforces (bellperson's
+/// `input · 0 = 0` rows after them have an empty C and are not recorded).
+#[derive(Clone, Debug, Default)]
+pub struct CMatrix {
+    pub rows: usize,
+    pub num_inputs: usize,
+    pub num_aux: usize,
+    pub coeffs: Vec<Fr>,
+    pub entries: Vec<Entry>,
+}
+
+/// What C holds, for sizing the fold (`cuzk bench witness --c-matrix`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CStats {
+    pub rows: u64,
+    /// Rows whose C is empty: their c is 0 for every witness.
+    pub empty_rows: u64,
+    pub entries: u64,
+    /// Entries by coefficient: 1, −1, below 2^64 (either sign), wider.
+    pub ones: u64,
+    pub minus_ones: u64,
+    pub small: u64,
+    pub wide: u64,
+    pub distinct_coeffs: u64,
+}
+
+/// A coefficient as the fold multiplies by it.
+#[derive(Clone, Copy)]
+enum Coeff {
+    One,
+    MinusOne,
+    Small(u64, bool),
+    Wide(Fr),
+}
+
+fn classify(c: &Fr) -> Coeff {
+    let small = |v: &Fr| {
+        let r = v.to_repr();
+        let b = r.as_ref();
+        b[8..]
+            .iter()
+            .all(|&x| x == 0)
+            .then(|| u64::from_le_bytes(b[..8].try_into().unwrap()))
+    };
+    if *c == Fr::ONE {
+        Coeff::One
+    } else if *c == -Fr::ONE {
+        Coeff::MinusOne
+    } else if let Some(v) = small(c) {
+        Coeff::Small(v, false)
+    } else if let Some(v) = small(&-*c) {
+        Coeff::Small(v, true)
+    } else {
+        Coeff::Wide(*c)
+    }
+}
+
+/// v·p by double-and-add over v's bits (a power of two is doublings only).
+fn mul_small(p: &G1Projective, v: u64) -> G1Projective {
+    let mut acc = G1Projective::identity();
+    for bit in (0..64 - v.leading_zeros()).rev() {
+        acc = acc.double();
+        if (v >> bit) & 1 == 1 {
+            acc += p;
+        }
+    }
+    acc
+}
+
+impl CMatrix {
+    /// Records C of `circuit` (its values are not computed: a blank circuit will do),
+    /// numbering variables as bellperson does: input 0 is ONE, allocated before it runs.
+    pub fn record<C: Circuit<Fr>>(circuit: C) -> Result<CMatrix, SynthesisError> {
+        let mut cs = CMatrixCs::default();
+        cs.m.num_inputs = 1;
+        circuit.synthesize(&mut cs)?;
+        Ok(cs.m)
+    }
+
+    /// c = C·z for the assignment (inputs with ONE first, aux), one value a recorded row.
+    pub fn apply(&self, inputs: &[Fr], aux: &[Fr]) -> Vec<Fr> {
+        let mut c = vec![Fr::ZERO; self.rows];
+        for e in &self.entries {
+            let z = if e.var & INPUT != 0 {
+                inputs[(e.var & !INPUT) as usize]
+            } else {
+                aux[e.var as usize]
+            };
+            c[e.row as usize] += z * self.coeffs[e.coeff as usize];
+        }
+        c
+    }
+
+    /// Q = Cᵀ·p: Q_k = Σ_j C_jk·p_j for every input k and aux k (p one point a row, at
+    /// least `rows` of them). Variables in parallel, each over its own entries.
+    pub fn fold(&self, p: &[G1Affine]) -> (Vec<G1Projective>, Vec<G1Projective>) {
+        assert!(p.len() >= self.rows, "one point a row of C");
+        let vars = self.num_inputs + self.num_aux;
+        let slot = |e: &Entry| {
+            if e.var & INPUT != 0 {
+                (e.var & !INPUT) as usize
+            } else {
+                self.num_inputs + e.var as usize
+            }
+        };
+        // Entries grouped by variable (a counting sort: start[k]..start[k + 1]).
+        let mut start = vec![0usize; vars + 1];
+        for e in &self.entries {
+            start[slot(e) + 1] += 1;
+        }
+        for k in 0..vars {
+            start[k + 1] += start[k];
+        }
+        let mut fill = start.clone();
+        let mut by_var = vec![0u32; self.entries.len()];
+        for (i, e) in self.entries.iter().enumerate() {
+            let k = slot(e);
+            by_var[fill[k]] = i as u32;
+            fill[k] += 1;
+        }
+        let coeffs: Vec<Coeff> = self.coeffs.iter().map(classify).collect();
+        let q: Vec<G1Projective> = (0..vars)
+            .into_par_iter()
+            .map(|k| {
+                let mut acc = G1Projective::identity();
+                for &i in &by_var[start[k]..start[k + 1]] {
+                    let e = self.entries[i as usize];
+                    let pt = G1Projective::from(p[e.row as usize]);
+                    match coeffs[e.coeff as usize] {
+                        Coeff::One => acc += pt,
+                        Coeff::MinusOne => acc -= pt,
+                        Coeff::Small(v, false) => acc += mul_small(&pt, v),
+                        Coeff::Small(v, true) => acc -= mul_small(&pt, v),
+                        Coeff::Wide(c) => acc += pt * c,
+                    }
+                }
+                acc
+            })
+            .collect();
+        let aux = q[self.num_inputs..].to_vec();
+        let mut inputs = q;
+        inputs.truncate(self.num_inputs);
+        (inputs, aux)
+    }
+
+    pub fn stats(&self) -> CStats {
+        let classes: Vec<Coeff> = self.coeffs.iter().map(classify).collect();
+        let mut s = CStats {
+            rows: self.rows as u64,
+            entries: self.entries.len() as u64,
+            distinct_coeffs: self.coeffs.len() as u64,
+            ..CStats::default()
+        };
+        let mut last_row = None;
+        let mut filled = 0u64;
+        for e in &self.entries {
+            if last_row != Some(e.row) {
+                filled += 1;
+                last_row = Some(e.row);
+            }
+            match classes[e.coeff as usize] {
+                Coeff::One => s.ones += 1,
+                Coeff::MinusOne => s.minus_ones += 1,
+                Coeff::Small(..) => s.small += 1,
+                Coeff::Wide(_) => s.wide += 1,
+            }
+        }
+        s.empty_rows = s.rows - filled;
+        s
+    }
+}
+
+/// The recording constraint system behind [`CMatrix::record`].
+#[derive(Default)]
+struct CMatrixCs {
+    m: CMatrix,
+    coeff_index: HashMap<[u8; 32], u32>,
+}
+
+impl CMatrixCs {
+    fn coeff(&mut self, c: &Fr) -> u32 {
+        let m = &mut self.m;
+        *self
+            .coeff_index
+            .entry(c.to_repr())
+            .or_insert_with(|| {
+                m.coeffs.push(*c);
+                (m.coeffs.len() - 1) as u32
+            })
+    }
+}
+
+impl ConstraintSystem<Fr> for CMatrixCs {
+    type Root = Self;
+
+    fn alloc<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Fr, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.m.num_aux += 1;
+        Ok(Variable::new_unchecked(Index::Aux(self.m.num_aux - 1)))
+    }
+
+    fn alloc_input<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Fr, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.m.num_inputs += 1;
+        Ok(Variable::new_unchecked(Index::Input(self.m.num_inputs - 1)))
+    }
+
+    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, _: LA, _: LB, c: LC)
+    where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        LB: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        LC: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+    {
+        let row = self.m.rows as u32;
+        self.m.rows += 1;
+        let c = c(LinearCombination::zero());
+        let terms = c
+            .iter_inputs()
+            .map(|(&k, v)| (k as u32 | INPUT, *v))
+            .chain(c.iter_aux().map(|(&k, v)| (k as u32, *v)));
+        for (var, v) in terms {
+            if !v.is_zero_vartime() {
+                let coeff = self.coeff(&v);
+                self.m.entries.push(Entry { row, var, coeff });
+            }
+        }
+    }
+
+    fn push_namespace<NR, N>(&mut self, _: N)
+    where
+        NR: Into<String>,
+        N: FnOnce() -> NR,
+    {
+    }
+
+    fn pop_namespace(&mut self) {}
+
+    fn get_root(&mut self) -> &mut Self::Root {
+        self
+    }
+}

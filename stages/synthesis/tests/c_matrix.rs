@@ -1,0 +1,52 @@
+//! C recorded from the blank 2 KiB PoRep circuit against a real witness: C·z equals, row
+//! for row, the c that synthesis writes for the real C1's partition (what folding C into L
+//! relies on: `cuzk_kernels::groth16::folded`).
+
+use std::path::PathBuf;
+
+use blstrs::Scalar as Fr;
+use cuzk_c1::{C1Input, GivenIds};
+use cuzk_kernels::witness::c_matrix::CMatrix;
+use cuzk_kernels::witness::{synthesize_into, CircuitShape, OwnedWitness};
+use cuzk_synthesis::{with_porep_circuits, CircuitsVisitor, PorepCircuits};
+use filecoin_proofs::MerkleTreeTrait;
+
+struct BlankCAgainstWitness;
+
+impl CircuitsVisitor for BlankCAgainstWitness {
+    type Output = ();
+    fn visit<Tree: 'static + MerkleTreeTrait>(self, circuits: PorepCircuits<'_, Tree>) {
+        let cm = CMatrix::record(circuits.blank_circuit()).expect("blank circuit records");
+        let partition = circuits.partition(0).expect("partition 0 builds");
+        let shape = CircuitShape::of(circuits.partition(0).unwrap().circuit).unwrap();
+        let mut w = OwnedWitness::new(shape);
+        let shape = synthesize_into(partition.circuit, &shape, w.buffers()).unwrap();
+        let bufs = w.buffers();
+        assert_eq!(
+            (cm.num_inputs, cm.num_aux),
+            (shape.num_inputs, shape.num_aux)
+        );
+        // bellperson's `input · 0 = 0` rows follow the circuit's own.
+        assert_eq!(cm.rows + shape.num_inputs, shape.num_constraints);
+        let c = cm.apply(&bufs.inputs[..shape.num_inputs], &bufs.aux[..shape.num_aux]);
+        let differing = c
+            .iter()
+            .zip(&bufs.c[..cm.rows])
+            .filter(|(x, y)| x != y)
+            .count();
+        assert_eq!(differing, 0, "rows where C·z differs from the witness's c");
+        assert!(bufs.c[cm.rows..].iter().all(|v| *v == Fr::from(0u64)));
+        let s = cm.stats();
+        println!("2 KiB C: {s:?}");
+        // Every nonzero c sits in a row whose C is not empty.
+        assert!(s.empty_rows > 0 && s.entries > 0);
+    }
+}
+
+#[test]
+fn blank_circuits_c_gives_the_real_witness_c() {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/porep-2KiB-a.c1.json");
+    let c1 = C1Input::read(&path, GivenIds::default()).unwrap();
+    with_porep_circuits(&c1, BlankCAgainstWitness).unwrap();
+}
