@@ -10,7 +10,8 @@
 //!
 //! Whether a prover takes this form is [`HForm`], set once per process (`set_h_form`; the
 //! gpu stage's `h_form` setting): the default is the coefficient form, because making LC
-//! and LD' costs ~400 s a transform at 2^27 on an H200 with today's kernel (docs/perf.md).
+//! and LD' takes ~570 s at 2^27 on an H200 with today's kernel (extrapolated from 2^22,
+//! docs/perf.md).
 
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, Instant};

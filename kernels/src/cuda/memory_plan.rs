@@ -133,8 +133,8 @@ impl MemoryPlan {
 
     /// With `lagrange` (H's bases in Lagrange form wanted, `lagrange::wanted`), first the
     /// plans below with it in the order they come, down to both spares and no extras: at 32
-    /// GiB on an H200 it saves 32 ms a partition for 12 GiB, more than any pair sums
-    /// (docs/perf.md). Then, or without `lagrange`:
+    /// GiB on an H200 it saves ~23 ms a partition for 12 GiB, more than the odd pair sums
+    /// it displaces (~6 ms; 17 ms net, docs/perf.md). Then, or without `lagrange`:
     /// the resident plan with both spare buffers, the aligned and odd pair sums and the NTT's
     /// full tables when they fit in `budget` bytes, else without the odd pair sums, else
     /// without the tables, else without any pair sums (with the tables, then without), else

@@ -212,13 +212,10 @@ struct CMatrixCs {
 impl CMatrixCs {
     fn coeff(&mut self, c: &Fr) -> u32 {
         let m = &mut self.m;
-        *self
-            .coeff_index
-            .entry(c.to_repr())
-            .or_insert_with(|| {
-                m.coeffs.push(*c);
-                (m.coeffs.len() - 1) as u32
-            })
+        *self.coeff_index.entry(c.to_repr()).or_insert_with(|| {
+            m.coeffs.push(*c);
+            (m.coeffs.len() - 1) as u32
+        })
     }
 }
 

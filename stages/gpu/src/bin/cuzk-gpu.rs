@@ -29,8 +29,8 @@ struct Args {
     upload_ahead: bool,
     /// How H's MSM is formed on a CUDA device: `coefficients` (six transforms, a dense MSM
     /// over H's bases) or `lagrange` (H's bases put in Lagrange form on the device when the
-    /// prover starts: four transforms, a dense MSM and a sparse one; ~32 ms less a 32 GiB
-    /// partition on an H200, but the start takes ~13 min more there, docs/operations.md).
+    /// prover starts: four transforms, a dense MSM and a sparse one; ~17 ms less a 32 GiB
+    /// partition on an H200, but the start takes ~10 min more there, docs/operations.md).
     #[arg(long, env = "CUZK_GPU_H_FORM", default_value = "coefficients")]
     h_form: HFormArg,
 }
