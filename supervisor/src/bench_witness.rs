@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use bellpepper_core::Circuit;
+use blstrs::{G1Affine, G1Projective};
 use cuzk_c1::proof_type::{interactive_proof_type, parse_sector_size};
 use cuzk_c1::{with_tree_shape, C1Input, ShapeVisitor};
 use cuzk_kernels::groth16::steps::{self, Densities};
@@ -30,6 +31,8 @@ use cuzk_synthesis::{synthesize_partition, with_porep_circuits, CircuitsVisitor,
 use filecoin_proofs::constants::DefaultPieceHasher;
 use filecoin_proofs::parameters::public_params;
 use filecoin_proofs::MerkleTreeTrait;
+use group::prime::PrimeCurveAffine;
+use group::{Curve, Group};
 use indicatif::{ProgressBar, ProgressStyle};
 use storage_proofs_core::compound_proof::CompoundProof;
 use storage_proofs_porep::stacked::{StackedCompound, StackedDrg};
@@ -250,13 +253,14 @@ impl ShapeVisitor for Blank {
         if self.c_matrix {
             let spinner = progress::spinner("recording the blank circuit's C".into(), None);
             let started = Instant::now();
-            let stats = CMatrix::record(blank())?.stats();
+            let c = CMatrix::record(blank())?;
             spinner.finish_and_clear();
-            print_c_stats(&stats);
+            print_c_stats(&c.stats());
             println!(
                 "C recorded in {}",
                 progress::minutes_seconds(started.elapsed())
             );
+            time_fold(&c);
         }
         Ok(census)
     }
@@ -279,6 +283,40 @@ fn print_c_stats(s: &CStats) {
         pct(s.small as f64, e),
         pct(s.wide as f64, e),
         s.distinct_coeffs
+    );
+}
+
+/// Times `CMatrix::fold` (Q = Cᵀ·P, what a prover with C folded into L does once at start)
+/// over stand-in points P_j = (j + 1)·G on this machine's threads; up to 2^24 rows (the
+/// points of a 32 GiB circuit would not fit beside C in 24 GiB).
+fn time_fold(c: &CMatrix) {
+    if c.rows > 1 << 24 {
+        println!("fold not timed: {} rows (timed up to 2^24)", c.rows);
+        return;
+    }
+    let g = G1Projective::generator();
+    let mut acc = G1Projective::identity();
+    let proj: Vec<G1Projective> = (0..c.rows)
+        .map(|_| {
+            acc += g;
+            acc
+        })
+        .collect();
+    let mut points = vec![G1Affine::identity(); c.rows];
+    G1Projective::batch_normalize(&proj, &mut points);
+    drop(proj);
+    let spinner = progress::spinner("folding C over stand-in points".into(), None);
+    let started = Instant::now();
+    let (q_in, q_aux) = c.fold(&points);
+    let took = started.elapsed();
+    spinner.finish_and_clear();
+    let threads = rayon::current_num_threads();
+    println!(
+        "fold Q = Cᵀ·P: {} entries into {} variables in {:.1} s on {threads} threads ({:.2} µs an entry a thread)",
+        c.entries.len(),
+        q_in.len() + q_aux.len(),
+        took.as_secs_f64(),
+        took.as_secs_f64() * 1e6 * threads as f64 / c.entries.len().max(1) as f64,
     );
 }
 
