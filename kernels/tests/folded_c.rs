@@ -7,10 +7,11 @@ mod common;
 use bellperson::gadgets::num::AllocatedNum;
 use bellperson::groth16 as bp;
 use bellperson::{Circuit, ConstraintSystem, SynthesisError};
-use blstrs::{Bls12, Scalar as Fr};
+use blstrs::{Bls12, G1Projective, Scalar as Fr};
 use common::circuits::PowerChain;
 use common::params_via_file;
-use cuzk_kernels::groth16::folded::FoldedBases;
+use cuzk_kernels::groth16::folded::{inputs_q_sum, FoldedBases};
+use cuzk_kernels::msm::scalars::to_limbs;
 use cuzk_kernels::witness::c_matrix::CMatrix;
 use cuzk_kernels::witness::{synthesize_into, CircuitShape, OwnedWitness};
 use ff::{Field, PrimeField};
@@ -100,6 +101,15 @@ fn check<C: Circuit<Fr> + Clone + Send>(circuit: C, seed: u64) {
     let log_n = shape.domain_log2();
     let folded = FoldedBases::new(&srs.h, &srs.l, &cm, log_n);
     let got = folded.h_plus_l(bufs.a, bufs.b, inputs, aux).to_affine();
+    // The inputs' part as the GPU prover takes it (Pippenger over canonical scalars).
+    let z_in: Vec<_> = inputs.iter().map(to_limbs).collect();
+    let plain: G1Projective = inputs
+        .iter()
+        .zip(&folded.q_inputs)
+        .map(|(z, q)| G1Projective::from(q) * z)
+        .sum();
+    assert_eq!(inputs_q_sum(&folded.q_inputs, &z_in).unwrap(), plain);
+    assert!(inputs_q_sum(&folded.q_inputs, &z_in[1..]).is_err());
     let theirs = bp::create_proof::<Bls12, _, _>(circuit, &params, Fr::ZERO, Fr::ZERO).unwrap();
     assert_eq!(
         got, theirs.c,

@@ -272,7 +272,7 @@ impl ShapeVisitor for Blank {
 fn print_c_stats(s: &CStats) {
     let e = s.entries as f64;
     println!(
-        "C: {} rows, {} with an empty C ({:.1} %); {} entries ({:.2} a row): 1 {:.1} %, −1 {:.1} %, below 2^64 {:.1} %, wide {:.1} % ({} distinct coefficients)",
+        "C: {} rows, {} with an empty C ({:.1} %); {} entries ({:.2} a row): 1 {:.1} %, −1 {:.1} %, below 2^64 {:.1} %, wide {:.1} % ({:.2} a variable that has any; {} distinct coefficients)",
         s.rows,
         s.empty_rows,
         pct(s.empty_rows as f64, s.rows as f64),
@@ -282,6 +282,7 @@ fn print_c_stats(s: &CStats) {
         pct(s.minus_ones as f64, e),
         pct(s.small as f64, e),
         pct(s.wide as f64, e),
+        s.wide as f64 / (s.wide_vars as f64).max(1.0),
         s.distinct_coeffs
     );
 }

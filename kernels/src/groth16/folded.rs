@@ -15,8 +15,13 @@
 
 use blstrs::{G1Affine, G1Projective, Scalar as Fr};
 use ff::Field;
+use group::prime::PrimeCurveAffine;
+use group::Curve;
+use rayon::prelude::*;
 
 use super::lagrange::{lagrange_bases, plain_sum, to_affine};
+use crate::msm::scalars::Limbs;
+use crate::msm::{msm, Term};
 use crate::ntt::{coset_ntt, intt, Domain};
 use crate::witness::c_matrix::CMatrix;
 
@@ -71,4 +76,55 @@ impl FoldedBases {
             .collect();
         plain_sum(&y, &self.lc) + plain_sum(aux, &self.l) - plain_sum(inputs, &self.q_inputs)
     }
+}
+
+/// (L', Q_inputs): L'_k = L_k − Q_k over the aux variables and Q over the inputs, with
+/// Q = Cᵀ·LD'. L' is made a chunk at a time (at 32 GiB L and LD' are 12 GiB each on the
+/// host; the projective Q of every variable at once would be 18 GiB more).
+pub fn fold_c_into_l(
+    l: &[G1Affine],
+    c: &CMatrix,
+    ld: &[G1Affine],
+) -> (Vec<G1Affine>, Vec<G1Affine>) {
+    assert_eq!(
+        l.len(),
+        c.num_aux,
+        "L has one point an aux variable of C's circuit"
+    );
+    const CHUNK: usize = 1 << 16;
+    let by_var = c.by_var();
+    let q_in: Vec<G1Projective> = (0..c.num_inputs)
+        .into_par_iter()
+        .map(|k| by_var.q(k, ld))
+        .collect();
+    let mut l_folded = vec![G1Affine::identity(); l.len()];
+    l_folded
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each(|(i, out)| {
+            let first = i * CHUNK;
+            let v: Vec<G1Projective> = (first..first + out.len())
+                .map(|k| G1Projective::from(l[k]) - by_var.q(c.num_inputs + k, ld))
+                .collect();
+            G1Projective::batch_normalize(&v, out);
+        });
+    (l_folded, to_affine(&q_in))
+}
+
+/// Σ_in z_k·Q_k: the inputs' part of C folded into L, from the canonical scalars (inputs
+/// first, ONE included, then aux). Errs when there are fewer scalars than inputs.
+pub fn inputs_q_sum(q_inputs: &[G1Affine], scalars: &[Limbs]) -> Result<G1Projective, String> {
+    if scalars.len() < q_inputs.len() {
+        return Err(format!(
+            "{} scalars for the {} inputs C was folded with",
+            scalars.len(),
+            q_inputs.len()
+        ));
+    }
+    // Pippenger skips no base: leave out the inputs whose Q is O (not in C).
+    let terms: Vec<Term> = (0..q_inputs.len() as u32)
+        .filter(|&k| !bool::from(q_inputs[k as usize].is_identity()))
+        .map(|k| [k, k])
+        .collect();
+    Ok(msm(q_inputs, scalars, &terms))
 }

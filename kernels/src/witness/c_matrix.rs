@@ -18,7 +18,7 @@ use group::Group;
 use rayon::prelude::*;
 
 /// Marks an input in `Entry::var` (aux variables are numbered from 0 without it).
-const INPUT: u32 = 1 << 31;
+pub const INPUT: u32 = 1 << 31;
 
 /// One nonzero C_jk: row j, variable k (aux k, or input k | INPUT), coefficient by index
 /// into `CMatrix::coeffs` (a circuit's C holds few distinct coefficients: 1, powers of two,
@@ -53,6 +53,8 @@ pub struct CStats {
     pub minus_ones: u64,
     pub small: u64,
     pub wide: u64,
+    /// Variables with at least one wide entry (their products could share doublings).
+    pub wide_vars: u64,
     pub distinct_coeffs: u64,
 }
 
@@ -123,56 +125,51 @@ impl CMatrix {
         c
     }
 
-    /// Q = Cᵀ·p: Q_k = Σ_j C_jk·p_j for every input k and aux k (p one point a row, at
-    /// least `rows` of them). Variables in parallel, each over its own entries.
-    pub fn fold(&self, p: &[G1Affine]) -> (Vec<G1Projective>, Vec<G1Projective>) {
-        assert!(p.len() >= self.rows, "one point a row of C");
+    /// C's entries grouped by variable, for [`ByVar::q`].
+    pub fn by_var(&self) -> ByVar<'_> {
         let vars = self.num_inputs + self.num_aux;
-        let slot = |e: &Entry| {
-            if e.var & INPUT != 0 {
-                (e.var & !INPUT) as usize
-            } else {
-                self.num_inputs + e.var as usize
-            }
-        };
-        // Entries grouped by variable (a counting sort: start[k]..start[k + 1]).
+        // A counting sort of the entries by variable: start[k]..start[k + 1].
         let mut start = vec![0usize; vars + 1];
         for e in &self.entries {
-            start[slot(e) + 1] += 1;
+            start[self.slot(e) + 1] += 1;
         }
         for k in 0..vars {
             start[k + 1] += start[k];
         }
         let mut fill = start.clone();
-        let mut by_var = vec![0u32; self.entries.len()];
+        let mut order = vec![0u32; self.entries.len()];
         for (i, e) in self.entries.iter().enumerate() {
-            let k = slot(e);
-            by_var[fill[k]] = i as u32;
+            let k = self.slot(e);
+            order[fill[k]] = i as u32;
             fill[k] += 1;
         }
-        let coeffs: Vec<Coeff> = self.coeffs.iter().map(classify).collect();
-        let q: Vec<G1Projective> = (0..vars)
+        ByVar {
+            m: self,
+            start,
+            order,
+            coeffs: self.coeffs.iter().map(classify).collect(),
+        }
+    }
+
+    /// Q = Cᵀ·p: Q_k = Σ_j C_jk·p_j for every input k and aux k (p one point a row, at
+    /// least `rows` of them), variables in parallel.
+    pub fn fold(&self, p: &[G1Affine]) -> (Vec<G1Projective>, Vec<G1Projective>) {
+        let by_var = self.by_var();
+        let mut q: Vec<G1Projective> = (0..self.num_inputs + self.num_aux)
             .into_par_iter()
-            .map(|k| {
-                let mut acc = G1Projective::identity();
-                for &i in &by_var[start[k]..start[k + 1]] {
-                    let e = self.entries[i as usize];
-                    let pt = G1Projective::from(p[e.row as usize]);
-                    match coeffs[e.coeff as usize] {
-                        Coeff::One => acc += pt,
-                        Coeff::MinusOne => acc -= pt,
-                        Coeff::Small(v, false) => acc += mul_small(&pt, v),
-                        Coeff::Small(v, true) => acc -= mul_small(&pt, v),
-                        Coeff::Wide(c) => acc += pt * c,
-                    }
-                }
-                acc
-            })
+            .map(|k| by_var.q(k, p))
             .collect();
-        let aux = q[self.num_inputs..].to_vec();
-        let mut inputs = q;
-        inputs.truncate(self.num_inputs);
-        (inputs, aux)
+        let aux = q.split_off(self.num_inputs);
+        (q, aux)
+    }
+
+    /// An entry's variable counted inputs first, then aux.
+    fn slot(&self, e: &Entry) -> usize {
+        if e.var & INPUT != 0 {
+            (e.var & !INPUT) as usize
+        } else {
+            self.num_inputs + e.var as usize
+        }
     }
 
     pub fn stats(&self) -> CStats {
@@ -198,7 +195,42 @@ impl CMatrix {
             }
         }
         s.empty_rows = s.rows - filled;
+        let mut wide_var = vec![false; self.num_inputs + self.num_aux];
+        for e in &self.entries {
+            if matches!(classes[e.coeff as usize], Coeff::Wide(_)) {
+                wide_var[self.slot(e)] = true;
+            }
+        }
+        s.wide_vars = wide_var.iter().filter(|&&w| w).count() as u64;
         s
+    }
+}
+
+/// C's entries by variable (inputs first, then aux): [`CMatrix::by_var`].
+pub struct ByVar<'a> {
+    m: &'a CMatrix,
+    start: Vec<usize>,
+    order: Vec<u32>,
+    coeffs: Vec<Coeff>,
+}
+
+impl ByVar<'_> {
+    /// Q_k = Σ_j C_jk·p_j for variable k (inputs first, then aux).
+    pub fn q(&self, k: usize, p: &[G1Affine]) -> G1Projective {
+        assert!(p.len() >= self.m.rows, "one point a row of C");
+        let mut acc = G1Projective::identity();
+        for &i in &self.order[self.start[k]..self.start[k + 1]] {
+            let e = self.m.entries[i as usize];
+            let pt = G1Projective::from(p[e.row as usize]);
+            match self.coeffs[e.coeff as usize] {
+                Coeff::One => acc += pt,
+                Coeff::MinusOne => acc -= pt,
+                Coeff::Small(v, false) => acc += mul_small(&pt, v),
+                Coeff::Small(v, true) => acc -= mul_small(&pt, v),
+                Coeff::Wide(c) => acc += pt * c,
+            }
+        }
+        acc
     }
 }
 
