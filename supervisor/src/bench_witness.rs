@@ -62,8 +62,9 @@ pub struct BenchWitnessArgs {
     #[arg(long, num_args = 1..)]
     pub learn: Vec<PathBuf>,
     /// With --blank-sector-size: also record the circuit's C and print what it holds (rows
-    /// with an empty C, entries by coefficient): the size of folding C into L
-    /// (docs/gpu.md "C folded into L").
+    /// with an empty C, entries by coefficient) and time folding it: the size of folding C
+    /// into L (docs/gpu.md "C folded into L"). With --c1: check on every partition that the
+    /// blank circuit's C gives the witness's c row for row (what folding relies on).
     #[arg(long)]
     pub c_matrix: bool,
 }
@@ -97,7 +98,13 @@ pub fn run(args: &BenchWitnessArgs) -> Result<()> {
         }
         (Some(path), _) => {
             let c1 = C1Input::read(path, args.ids.given_ids())?;
-            with_porep_circuits(&c1, Measure { learned: &learned })??
+            with_porep_circuits(
+                &c1,
+                Measure {
+                    learned: &learned,
+                    c_matrix: args.c_matrix,
+                },
+            )??
         }
         (None, Some(size)) => {
             let Some(sector_size) = parse_sector_size(size) else {
@@ -138,6 +145,7 @@ fn read_census(p: &std::path::Path) -> Result<Census> {
 
 struct Measure<'a> {
     learned: &'a [Census],
+    c_matrix: bool,
 }
 
 impl CircuitsVisitor for Measure<'_> {
@@ -148,6 +156,11 @@ impl CircuitsVisitor for Measure<'_> {
         circuits: PorepCircuits<'_, Tree>,
     ) -> Result<Census> {
         let mut first = None;
+        let c = if self.c_matrix {
+            Some(CMatrix::record(circuits.blank_circuit())?)
+        } else {
+            None
+        };
         for k in 0..circuits.partitions() {
             // The census (values included) first: its counts are the shape the witness
             // buffers need, so the circuit is not run a third time just to count it.
@@ -172,6 +185,9 @@ impl CircuitsVisitor for Measure<'_> {
                 MixStats::of(&plans.b, &z),
             ];
             print_measured(&stats);
+            if let Some(c) = &c {
+                check_c(c, &w, &shape, k)?;
+            }
             if !self.learned.is_empty() {
                 print_predicted(&census.predict(self.learned), Some(&stats));
             }
@@ -285,6 +301,35 @@ fn print_c_stats(s: &CStats) {
         s.wide as f64 / (s.wide_vars as f64).max(1.0),
         s.distinct_coeffs
     );
+}
+
+/// Fails unless C·z equals the witness's c on every row (and the rows past C's are 0).
+fn check_c(
+    c: &CMatrix,
+    w: &cuzk_kernels::witness::WitnessBuffers<'_>,
+    shape: &CircuitShape,
+    partition: usize,
+) -> Result<()> {
+    let cz = c.apply(&w.inputs[..shape.num_inputs], &w.aux[..shape.num_aux]);
+    let n = shape.domain_size();
+    let differing = cz
+        .iter()
+        .zip(&w.c[..c.rows])
+        .filter(|(x, y)| x != y)
+        .count()
+        + w.c[c.rows..n]
+            .iter()
+            .filter(|v| !bool::from(ff::Field::is_zero(*v)))
+            .count();
+    if differing > 0 || (c.num_inputs, c.num_aux) != (shape.num_inputs, shape.num_aux) {
+        bail!(
+            "partition {partition}: the blank circuit's C ({} inputs, {} aux) gives another c than the witness on {differing} of {n} rows",
+            c.num_inputs,
+            c.num_aux
+        );
+    }
+    println!("  C from the blank circuit gives the witness's c on all {n} rows");
+    Ok(())
 }
 
 /// Times `CMatrix::fold` (Q = Cᵀ·P, what a prover with C folded into L does once at start)
