@@ -112,16 +112,26 @@ impl CMatrix {
     }
 
     /// c = C·z for the assignment (inputs with ONE first, aux), one value a recorded row.
+    /// Rows in parallel, a chunk at a time (the entries are in row order, so a chunk's are
+    /// found by binary search): a gpu stage that makes c from C does it every partition.
     pub fn apply(&self, inputs: &[Fr], aux: &[Fr]) -> Vec<Fr> {
+        const ROWS: usize = 1 << 16;
         let mut c = vec![Fr::ZERO; self.rows];
-        for e in &self.entries {
-            let z = if e.var & INPUT != 0 {
-                inputs[(e.var & !INPUT) as usize]
-            } else {
-                aux[e.var as usize]
-            };
-            c[e.row as usize] += z * self.coeffs[e.coeff as usize];
-        }
+        c.par_chunks_mut(ROWS).enumerate().for_each(|(i, out)| {
+            let first = (i * ROWS) as u32;
+            let from = self.entries.partition_point(|e| e.row < first);
+            let to = self
+                .entries
+                .partition_point(|e| (e.row as usize) < i * ROWS + out.len());
+            for e in &self.entries[from..to] {
+                let z = if e.var & INPUT != 0 {
+                    inputs[(e.var & !INPUT) as usize]
+                } else {
+                    aux[e.var as usize]
+                };
+                out[(e.row - first) as usize] += z * self.coeffs[e.coeff as usize];
+            }
+        });
         c
     }
 
