@@ -16,7 +16,7 @@ use cuzk_kernels::groth16::{combine, MsmResults};
 use cuzk_kernels::srs::{Srs, Validation};
 use cuzk_kernels::witness::{CircuitShape, OwnedWitness};
 use cuzk_synthesis::{
-    params_path, synthesize_partition, with_porep_circuits, CircuitsVisitor, PorepCircuits,
+    params_path, with_porep_circuits, CircuitsVisitor, PorepCircuits, Split, ThreadedSynthesis,
 };
 use ff::Field;
 use filecoin_proofs::MerkleTreeTrait;
@@ -104,11 +104,17 @@ impl CircuitsVisitor for Compare<'_> {
             ms(gpu_setup)
         );
         let mut proofs = Vec::new();
+        // As the synthesis stage does: a run of challenges per thread of the pool.
+        let synthesis = ThreadedSynthesis::new(rayon::current_num_threads());
         for k in 0..circuits.partitions() {
             let started = Instant::now();
-            let circuit = circuits.partition(k)?;
-            let shape = synthesize_partition(circuit, &capacity, witness.buffers())?;
+            let (shape, split) =
+                synthesis.synthesize(&circuits, k, &capacity, witness.buffers())?;
             let t_synth = started.elapsed();
+            let synth_step = match split {
+                Split::Threads(n) => format!("synthesis (CPU, {n} threads)"),
+                Split::OnePiece(_) => "synthesis (CPU, 1 thread)".to_string(),
+            };
             let w = witness.buffers();
             let n = shape.domain_size();
             let d = Densities::of(&w);
@@ -214,7 +220,7 @@ impl CircuitsVisitor for Compare<'_> {
             };
             let c_row = lagrange.then_some(("GPU sums over LD' (c)", t.msm_c));
             for (step, d) in [
-                ("synthesis (CPU, 1 thread)", t_synth),
+                (synth_step.as_str(), t_synth),
                 ("prep_msm (CPU)", t_prep),
                 ("B_G2 MSM (CPU)", t_b_g2),
                 ("GPU upload", t.upload),

@@ -6,6 +6,7 @@
 mod admission;
 mod bench_c2;
 mod bench_gpu;
+mod bench_synthesis;
 mod bench_witness;
 mod children;
 mod config;
@@ -66,6 +67,9 @@ enum BenchCommand {
     /// The scalar mix of a real C1's partitions (L, A, B: zeros, ones, terms by bit
     /// length, their Pippenger cost): what the synthetic 32 GiB partitions reproduce.
     Witness(bench_witness::BenchWitnessArgs),
+    /// A real C1's partitions synthesized in one piece on one thread and a run of
+    /// challenges per thread, side by side, buffers compared every run.
+    Synthesis(bench_synthesis::BenchSynthesisArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -91,7 +95,7 @@ impl Command {
             Command::Run(_) | Command::Status(_) => None,
             Command::Bench(BenchCommand::C2(args)) => args.c1.param_cache.as_deref(),
             Command::Bench(BenchCommand::Gpu(args)) => args.c1.param_cache.as_deref(),
-            Command::Bench(BenchCommand::Witness(_)) => None,
+            Command::Bench(BenchCommand::Witness(_) | BenchCommand::Synthesis(_)) => None,
         }
     }
 }
@@ -127,6 +131,9 @@ fn main() -> ExitCode {
         Command::Bench(BenchCommand::Gpu(args)) => bench_gpu::run(args).map(|()| ExitCode::SUCCESS),
         Command::Bench(BenchCommand::Witness(args)) => {
             bench_witness::run(args).map(|()| ExitCode::SUCCESS)
+        }
+        Command::Bench(BenchCommand::Synthesis(args)) => {
+            bench_synthesis::run(args).map(|()| ExitCode::SUCCESS)
         }
         Command::Fixture(FixtureCommand::Seal(args)) => {
             fixture::run(args).map(|()| ExitCode::SUCCESS)

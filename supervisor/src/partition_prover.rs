@@ -12,7 +12,7 @@ use cuzk_kernels::groth16;
 use cuzk_kernels::srs::{Srs, Validation};
 use cuzk_kernels::witness::{CircuitShape, OwnedWitness};
 use cuzk_stage_common::params_check;
-use cuzk_synthesis::{params_path, synthesize_partition, PartitionCircuit, PorepCircuits};
+use cuzk_synthesis::{params_path, PorepCircuits, ThreadedSynthesis};
 use ff::Field;
 use filecoin_proofs::MerkleTreeTrait;
 use rand::rngs::OsRng;
@@ -22,6 +22,8 @@ pub struct PartitionProver {
     params_path: PathBuf,
     /// Sized once from the parameters and reused by every partition of the job.
     witness: OwnedWitness,
+    /// A partition's challenges a run per thread of the process's pool.
+    synthesis: ThreadedSynthesis,
 }
 
 /// The SRS, or the thread still decoding it.
@@ -68,7 +70,7 @@ impl PartitionProver {
         }
         // The parameters fix the shape: a domain of h + 1 points, one ic point per input,
         // one l point per aux variable. The counts are read now; the points decode on
-        // another thread while the first partition synthesizes (synthesis is one thread).
+        // another thread while the first partition synthesizes.
         let layout = Srs::layout(&params_path)?;
         let [h, l, ..] = layout.vectors.expect("a .params layout has its vectors");
         let capacity = CircuitShape {
@@ -87,22 +89,25 @@ impl PartitionProver {
         });
         Ok(PartitionProver {
             witness: OwnedWitness::new(capacity),
+            synthesis: ThreadedSynthesis::new(rayon::current_num_threads()),
             srs: SrsLoad::Decoding(decoding),
             params_path,
         })
     }
 
-    /// Synthesizes and proves one partition; step timings go into `timings` as
-    /// `partition<k>.<step>`.
+    /// Synthesizes (a run of challenges per thread) and proves partition `k`; step timings
+    /// go into `timings` as `partition<k>.<step>`.
     pub fn prove_partition<Tree: 'static + MerkleTreeTrait>(
         &mut self,
-        partition: PartitionCircuit<Tree>,
+        circuits: &PorepCircuits<'_, Tree>,
+        k: usize,
         timings: &mut BTreeMap<String, Duration>,
     ) -> Result<PartitionProof> {
-        let k = partition.partition;
         let started = Instant::now();
         let capacity = self.witness.shape;
-        let shape = synthesize_partition(partition, &capacity, self.witness.buffers())
+        let (shape, _split) = self
+            .synthesis
+            .synthesize(circuits, k, &capacity, self.witness.buffers())
             .with_context(|| format!("partition {k}: synthesis"))?;
         timings.insert(format!("partition{k}.synthesis"), started.elapsed());
 

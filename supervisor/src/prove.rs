@@ -75,14 +75,9 @@ impl CircuitsVisitor for ProveEachPartition<'_> {
 
         let mut proofs = Vec::with_capacity(circuits.partitions());
         for k in 0..circuits.partitions() {
-            let started = Instant::now();
-            let partition = circuits.partition(k)?;
-            self.timings
-                .insert(format!("partition{k}.circuit"), started.elapsed());
-
             proofs.push(
                 prover
-                    .prove_partition(partition, self.timings)
+                    .prove_partition(&circuits, k, self.timings)
                     .with_context(|| format!("{}", circuits.c1().file().display()))?,
             );
         }

@@ -27,6 +27,22 @@ pub struct WitnessBuffers<'a> {
     pub b_aux_density: &'a mut [u64],
 }
 
+impl WitnessBuffers<'_> {
+    /// The same buffers borrowed again, for a writer that takes them by value.
+    pub fn reborrow(&mut self) -> WitnessBuffers<'_> {
+        WitnessBuffers {
+            a: self.a,
+            b: self.b,
+            c: self.c,
+            inputs: self.inputs,
+            aux: self.aux,
+            a_aux_density: self.a_aux_density,
+            b_input_density: self.b_input_density,
+            b_aux_density: self.b_aux_density,
+        }
+    }
+}
+
 /// Reads bit `i` of a density bitmap.
 #[inline]
 pub fn density_bit(bits: &[u64], i: usize) -> bool {

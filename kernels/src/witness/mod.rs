@@ -7,12 +7,14 @@
 //! a circuit's variables by the gadget that allocated them (the scalar mix of sizes we
 //! cannot synthesize here).
 
+pub mod blocks;
 mod buffers;
 pub mod c_matrix;
 pub mod census;
 mod shape;
 mod writer;
 
+pub use blocks::{synthesize_blocks_into, BlockLayout, BlocksError};
 pub use buffers::{density_bit, density_count, OwnedWitness, WitnessBuffers};
 pub use shape::CircuitShape;
 pub use writer::{synthesize_into, WitnessError, WitnessWriter};

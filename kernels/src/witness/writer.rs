@@ -65,36 +65,8 @@ pub struct WitnessWriter<'a> {
 }
 
 impl<'a> WitnessWriter<'a> {
-    pub fn new(shape: &CircuitShape, bufs: WitnessBuffers<'a>) -> Result<Self, WitnessError> {
-        let domain = shape.domain_size();
-        let check = |buffer, len: usize, needed| {
-            if len < needed {
-                Err(WitnessError::BufferTooSmall {
-                    buffer,
-                    len,
-                    needed,
-                })
-            } else {
-                Ok(())
-            }
-        };
-        check("a", bufs.a.len(), domain)?;
-        check("b", bufs.b.len(), domain)?;
-        check("c", bufs.c.len(), domain)?;
-        check("inputs", bufs.inputs.len(), shape.num_inputs)?;
-        check("aux", bufs.aux.len(), shape.num_aux)?;
-        let aux_words = CircuitShape::bitmap_words(shape.num_aux);
-        check("a_aux_density", bufs.a_aux_density.len(), aux_words)?;
-        check("b_aux_density", bufs.b_aux_density.len(), aux_words)?;
-        check(
-            "b_input_density",
-            bufs.b_input_density.len(),
-            CircuitShape::bitmap_words(shape.num_inputs),
-        )?;
-        // Density bits are set as variables are seen: start from all clear.
-        bufs.a_aux_density[..aux_words].fill(0);
-        bufs.b_aux_density[..aux_words].fill(0);
-        bufs.b_input_density.fill(0);
+    pub fn new(shape: &CircuitShape, mut bufs: WitnessBuffers<'a>) -> Result<Self, WitnessError> {
+        prepare(shape, &mut bufs)?;
         Ok(WitnessWriter {
             bufs,
             shape: *shape,
@@ -129,19 +101,79 @@ impl<'a> WitnessWriter<'a> {
     }
 }
 
+/// Checks that every buffer holds what a circuit of `shape` needs and clears the density
+/// bitmaps (their bits are set as variables are seen).
+pub(super) fn prepare(
+    shape: &CircuitShape,
+    bufs: &mut WitnessBuffers<'_>,
+) -> Result<(), WitnessError> {
+    let domain = shape.domain_size();
+    let check = |buffer, len: usize, needed| {
+        if len < needed {
+            Err(WitnessError::BufferTooSmall {
+                buffer,
+                len,
+                needed,
+            })
+        } else {
+            Ok(())
+        }
+    };
+    check("a", bufs.a.len(), domain)?;
+    check("b", bufs.b.len(), domain)?;
+    check("c", bufs.c.len(), domain)?;
+    check("inputs", bufs.inputs.len(), shape.num_inputs)?;
+    check("aux", bufs.aux.len(), shape.num_aux)?;
+    let aux_words = CircuitShape::bitmap_words(shape.num_aux);
+    check("a_aux_density", bufs.a_aux_density.len(), aux_words)?;
+    check("b_aux_density", bufs.b_aux_density.len(), aux_words)?;
+    check(
+        "b_input_density",
+        bufs.b_input_density.len(),
+        CircuitShape::bitmap_words(shape.num_inputs),
+    )?;
+    bufs.a_aux_density[..aux_words].fill(0);
+    bufs.b_aux_density[..aux_words].fill(0);
+    bufs.b_input_density.fill(0);
+    Ok(())
+}
+
 #[inline]
-fn set_bit(bits: &mut [u64], i: usize) {
+pub(super) fn set_bit(bits: &mut [u64], i: usize) {
     bits[i / 64] |= 1 << (i % 64);
+}
+
+/// Where a linear combination's values come from: the value of input / aux variable `i`
+/// and the bit it sets in a density bitmap (its index in the whole circuit).
+pub(super) trait Assignment {
+    fn input(&self, i: usize) -> (Fr, usize);
+    fn aux(&self, i: usize) -> (Fr, usize);
+}
+
+/// The whole assignment in two slices, indexed as the circuit allocated it.
+struct Slices<'s> {
+    inputs: &'s [Fr],
+    aux: &'s [Fr],
+}
+
+impl Assignment for Slices<'_> {
+    #[inline]
+    fn input(&self, i: usize) -> (Fr, usize) {
+        (self.inputs[i], i)
+    }
+    #[inline]
+    fn aux(&self, i: usize) -> (Fr, usize) {
+        (self.aux[i], i)
+    }
 }
 
 /// Σ coeff·value over a linear combination, recording which variables occur with a
 /// non-zero coefficient. Same arithmetic as bellperson's `eval_with_trackers`: a
 /// coefficient of one costs no multiplication.
 #[inline]
-fn eval(
+pub(super) fn eval<V: Assignment>(
     lc: &LinearCombination<Fr>,
-    inputs: &[Fr],
-    aux: &[Fr],
+    values: &V,
     mut input_density: Option<&mut [u64]>,
     mut aux_density: Option<&mut [u64]>,
 ) -> Fr {
@@ -150,26 +182,20 @@ fn eval(
         if coeff.is_zero_vartime() {
             continue;
         }
-        acc += if *coeff == Fr::ONE {
-            inputs[i]
-        } else {
-            inputs[i] * coeff
-        };
+        let (x, bit) = values.input(i);
+        acc += if *coeff == Fr::ONE { x } else { x * coeff };
         if let Some(d) = input_density.as_deref_mut() {
-            set_bit(d, i);
+            set_bit(d, bit);
         }
     }
     for (&i, coeff) in lc.iter_aux() {
         if coeff.is_zero_vartime() {
             continue;
         }
-        acc += if *coeff == Fr::ONE {
-            aux[i]
-        } else {
-            aux[i] * coeff
-        };
+        let (x, bit) = values.aux(i);
+        acc += if *coeff == Fr::ONE { x } else { x * coeff };
         if let Some(d) = aux_density.as_deref_mut() {
-            set_bit(d, i);
+            set_bit(d, bit);
         }
     }
     acc
@@ -240,18 +266,20 @@ impl ConstraintSystem<Fr> for WitnessWriter<'_> {
         let n_in = self.num_inputs.min(self.shape.num_inputs);
         let n_aux = self.num_aux.min(self.shape.num_aux);
         let bufs = &mut self.bufs;
-        let (inputs, aux) = (&bufs.inputs[..n_in], &bufs.aux[..n_aux]);
+        let values = Slices {
+            inputs: &bufs.inputs[..n_in],
+            aux: &bufs.aux[..n_aux],
+        };
         // Inputs get full density in A (every input has its `input * 0 = 0` constraint),
         // so A tracks aux only; C has no query of its own and tracks nothing.
-        bufs.a[j] = eval(&a, inputs, aux, None, Some(bufs.a_aux_density));
+        bufs.a[j] = eval(&a, &values, None, Some(bufs.a_aux_density));
         bufs.b[j] = eval(
             &b,
-            inputs,
-            aux,
+            &values,
             Some(bufs.b_input_density),
             Some(bufs.b_aux_density),
         );
-        bufs.c[j] = eval(&c, inputs, aux, None, None);
+        bufs.c[j] = eval(&c, &values, None, None);
     }
 
     fn push_namespace<NR, N>(&mut self, _: N)

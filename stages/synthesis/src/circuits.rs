@@ -150,6 +150,70 @@ impl<'c, Tree: 'static + MerkleTreeTrait> PorepCircuits<'c, Tree> {
         })
     }
 
+    /// Challenges in partition `partition` (the blocks of its circuit, one per challenge).
+    pub fn challenges(&self, partition: usize) -> usize {
+        self.vanilla_proofs.get(partition).map_or(0, Vec::len)
+    }
+
+    /// The circuit of partition `partition` cut to challenges `run`: the same prefix
+    /// (replica_id, comm_d, comm_r, comm_r_last, comm_c and comm_r = H(comm_c ‖ comm_r_last))
+    /// followed by those challenges only, for synthesis a run of challenges per thread
+    /// (`cuzk_kernels::witness::blocks`). Every challenge's vanilla proof must agree on
+    /// comm_r_last and comm_c, as for the whole partition: each run takes them from its first.
+    pub fn challenge_run(
+        &self,
+        partition: usize,
+        run: std::ops::Range<usize>,
+    ) -> Result<PorepCircuit<Tree>, SynthesisError> {
+        let vanilla_proof =
+            self.vanilla_proofs
+                .get(partition)
+                .ok_or_else(|| SynthesisError::NoSuchPartition {
+                    file: self.c1.file().to_path_buf(),
+                    partition,
+                    partitions: self.partitions(),
+                })?;
+        let circuit_failed = |reason: String| SynthesisError::Circuit {
+            file: self.c1.file().to_path_buf(),
+            partition,
+            reason,
+        };
+        let first = vanilla_proof
+            .first()
+            .ok_or_else(|| circuit_failed("no vanilla proofs".into()))?;
+        if !vanilla_proof
+            .iter()
+            .all(|p| p.comm_r_last() == first.comm_r_last())
+        {
+            return Err(circuit_failed("inconsistent comm_r_lasts".into()));
+        }
+        if !vanilla_proof.iter().all(|p| p.comm_c() == first.comm_c()) {
+            return Err(circuit_failed("inconsistent comm_cs".into()));
+        }
+        // `circuit` takes the partition's Vec: these challenges as one (cloned twice, as
+        // the whole partition's proofs are once; small next to synthesizing them).
+        let proofs = vanilla_proof
+            .get(run.clone())
+            .map(<[_]>::to_vec)
+            .ok_or_else(|| {
+                circuit_failed(format!("challenges {run:?} of {}", vanilla_proof.len()))
+            })?;
+        <Compound<Tree> as CompoundProof<Scheme<'_, Tree>, _>>::circuit(
+            &self.public_inputs,
+            (),
+            &proofs,
+            &self.vanilla_params,
+            Some(partition),
+        )
+        .map_err(|err| circuit_failed(format!("{err:#}")))
+    }
+
+    /// The prefix every partition circuit starts with, without any challenge and without
+    /// values: what a [`BlockLayout`](cuzk_kernels::witness::BlockLayout) is measured from.
+    pub fn prefix_circuit(&self) -> PorepPrefix<Tree> {
+        PorepPrefix(std::marker::PhantomData)
+    }
+
     /// The Groth16 public inputs of `partition`, from `StackedCompound::generate_public_inputs`
     /// (what the verifier derives on its side).
     pub fn public_inputs(&self, partition: usize) -> Result<Vec<Fr>, SynthesisError> {
@@ -163,5 +227,19 @@ impl<'c, Tree: 'static + MerkleTreeTrait> PorepCircuits<'c, Tree> {
             partition,
             reason: format!("{err:#}"),
         })
+    }
+}
+
+/// The stacked-DRG circuit's prefix (replica_id, comm_d, comm_r as inputs; comm_r_last,
+/// comm_c and comm_r = H(comm_c ‖ comm_r_last)) with no challenge and no values: the
+/// circuit `StackedCircuit::synthesize` makes from an empty list of challenge proofs.
+pub struct PorepPrefix<Tree>(std::marker::PhantomData<Tree>);
+
+impl<Tree: 'static + MerkleTreeTrait> bellperson::Circuit<Fr> for PorepPrefix<Tree> {
+    fn synthesize<CS: bellperson::ConstraintSystem<Fr>>(
+        self,
+        cs: &mut CS,
+    ) -> Result<(), bellperson::SynthesisError> {
+        PorepCircuit::<Tree>::synthesize(cs, None, None, None, None, None, Vec::new())
     }
 }

@@ -7,6 +7,7 @@ pub mod dispatch;
 pub mod error;
 pub mod params;
 pub mod slot;
+pub mod threads;
 pub mod witness;
 
 pub use circuits::{PartitionCircuit, PorepCircuit, PorepCircuits};
@@ -14,4 +15,5 @@ pub use dispatch::{with_porep_circuits, CircuitsVisitor};
 pub use error::SynthesisError;
 pub use params::params_path;
 pub use slot::{synthesize_into_slot, synthetic_into_slot};
+pub use threads::{Split, ThreadedError, ThreadedSynthesis};
 pub use witness::synthesize_partition;

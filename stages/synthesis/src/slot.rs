@@ -10,27 +10,31 @@ use cuzk_stage_common::slot_view::{capacity, seal_witness, witness_buffers};
 use cuzk_stage_common::SyntheticJob;
 use filecoin_proofs::MerkleTreeTrait;
 
-use crate::{synthesize_partition, with_porep_circuits, CircuitsVisitor, PorepCircuits};
+use crate::{with_porep_circuits, CircuitsVisitor, PorepCircuits, Split, ThreadedSynthesis};
 
-/// Synthesizes partition `partition` of `c1` into the slot `claim` holds.
+/// Synthesizes partition `partition` of `c1` into the slot `claim` holds, a run of its
+/// challenges per thread of `synthesis`; says how it was split.
 pub fn synthesize_into_slot(
     c1: &C1Input,
     partition: usize,
     claim: &mut SlotClaim<'_>,
-) -> Result<CircuitShape> {
+    synthesis: &ThreadedSynthesis,
+) -> Result<(CircuitShape, Split)> {
     struct IntoSlot<'s, 'a> {
         partition: usize,
         claim: &'s mut SlotClaim<'a>,
+        synthesis: &'s ThreadedSynthesis,
     }
     impl CircuitsVisitor for IntoSlot<'_, '_> {
-        type Output = Result<CircuitShape>;
+        type Output = Result<(CircuitShape, Split)>;
         fn visit<Tree: 'static + MerkleTreeTrait>(
             self,
             circuits: PorepCircuits<'_, Tree>,
         ) -> Self::Output {
-            let circuit = circuits.partition(self.partition)?;
             let cap = capacity(self.claim);
-            let shape = synthesize_partition(circuit, &cap, witness_buffers(self.claim))
+            let (shape, split) = self
+                .synthesis
+                .synthesize(&circuits, self.partition, &cap, witness_buffers(self.claim))
                 .with_context(|| {
                     format!(
                         "{}: partition {}: synthesis into a slot sized for {} constraints, {} inputs, {} aux",
@@ -42,10 +46,17 @@ pub fn synthesize_into_slot(
                     )
                 })?;
             seal_witness(self.claim, &shape);
-            Ok(shape)
+            Ok((shape, split))
         }
     }
-    with_porep_circuits(c1, IntoSlot { partition, claim })?
+    with_porep_circuits(
+        c1,
+        IntoSlot {
+            partition,
+            claim,
+            synthesis,
+        },
+    )?
 }
 
 /// A synthetic partition (speed measurement only) into the slot `claim` holds: generated

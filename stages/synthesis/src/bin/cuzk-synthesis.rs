@@ -10,7 +10,7 @@ use cuzk_c1::{C1Input, GivenIds};
 use cuzk_shm_layout::timeline::names;
 use cuzk_shm_layout::{At, JobView, SlotState, Stage};
 use cuzk_stage_common::{JobSpec, StageArgs, StageRuntime};
-use cuzk_synthesis::{synthesize_into_slot, synthetic_into_slot};
+use cuzk_synthesis::{synthesize_into_slot, synthetic_into_slot, Split, ThreadedSynthesis};
 
 #[derive(Parser)]
 #[command(
@@ -40,6 +40,10 @@ fn run(args: Args) -> Result<()> {
     let to_prep = rt.control.sender(SlotState::Synthesized)?;
     // The last job's parsed C1: its partitions usually come one after another.
     let mut c1_cache: Option<(u64, C1Input)> = None;
+    // A partition's challenges split over the threads this process may use (the stage's
+    // `threads`, default one per CPU it is pinned to).
+    let synthesis = ThreadedSynthesis::new(rayon::current_num_threads());
+    let mut told_split = None;
     while !rt.stopping() {
         if !rt.arena.active_jobs().any(|j| j.has_untaken_partition()) {
             std::thread::sleep(Duration::from_millis(50));
@@ -73,7 +77,21 @@ fn run(args: Args) -> Result<()> {
                 c1_cache = Some((job.job_id(), C1Input::read(&spec.c1_path, ids)?));
             }
             let c1 = &c1_cache.as_ref().expect("just filled").1;
-            synthesize_into_slot(c1, p as usize, &mut claim)?;
+            let (_, split) = synthesize_into_slot(c1, p as usize, &mut claim, &synthesis)?;
+            // Said once, and again whenever it changes (a circuit that does not split).
+            if told_split.as_ref() != Some(&split) {
+                match &split {
+                    Split::Threads(n) => eprintln!(
+                        "cuzk-synthesis: job {}: partitions synthesized a run of challenges per thread, {n} threads",
+                        job.job_id()
+                    ),
+                    Split::OnePiece(why) => eprintln!(
+                        "cuzk-synthesis: job {}: partitions synthesized in one piece ({why})",
+                        job.job_id()
+                    ),
+                }
+                told_split = Some(split);
+            }
             Ok(())
         })();
         match synthesized {

@@ -1,0 +1,508 @@
+//! One circuit synthesized by several threads at once, a run of its blocks each.
+//!
+//! Why: synthesis is the largest CPU cost of a proof (a 32 GiB PoRep partition takes ~25 s
+//! on one core), and a partition's witness fills a slot of ~16 GiB, so how many partitions
+//! a host synthesizes at once is bounded by memory, not by cores. Threads inside one
+//! partition turn idle cores into a shorter synthesis of the partitions that fit.
+//!
+//! Which circuits: a *prefix* (the constant ONE, public inputs, shared gadgets) followed by
+//! `blocks` blocks of identical shape that each reference only the prefix and themselves,
+//! and nothing after the last block. A PoRep partition is one: the prefix allocates
+//! replica_id, comm_d, comm_r, comm_r_last, comm_c and checks comm_r = H(comm_c ‖
+//! comm_r_last); then one block per challenge. The caller builds a sub-circuit of any run of
+//! blocks (`make(lo..hi)`: the prefix and blocks lo..hi only); a thread synthesizes its
+//! sub-circuit and moves every index past the prefix by `lo` blocks, which is where the
+//! whole circuit puts it ([`BlockLayout`]). The prefix is synthesized by every thread (its
+//! values are needed by every block) and written by the first.
+//!
+//! A thread writes only inside its own ranges of a, b, c, inputs and aux; a circuit that
+//! leaves them (its blocks are not of one shape) is reported as [`BlocksError::NotBlocks`]
+//! and the caller synthesizes it in one piece instead.
+
+use std::ops::Range;
+
+use bellpepper_core::{
+    Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
+};
+use blstrs::Scalar as Fr;
+use ff::Field;
+
+use super::writer::{eval, prepare, Assignment};
+use super::{CircuitShape, WitnessBuffers, WitnessError};
+
+/// Counts of constraints, inputs and aux variables (constraints without bellperson's one
+/// `input · 0 = 0` row per input; inputs with the constant ONE).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub constraints: usize,
+    pub inputs: usize,
+    pub aux: usize,
+}
+
+impl Counts {
+    fn of(shape: &CircuitShape) -> Counts {
+        Counts {
+            constraints: shape.num_constraints - shape.num_inputs,
+            inputs: shape.num_inputs,
+            aux: shape.num_aux,
+        }
+    }
+
+    /// `self + k·block`.
+    fn plus(self, k: usize, block: Counts) -> Counts {
+        Counts {
+            constraints: self.constraints + k * block.constraints,
+            inputs: self.inputs + k * block.inputs,
+            aux: self.aux + k * block.aux,
+        }
+    }
+}
+
+/// Where each block of a circuit lies: block k's variables and constraints start at
+/// `prefix + k·block`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockLayout {
+    pub prefix: Counts,
+    pub block: Counts,
+    pub blocks: usize,
+}
+
+impl BlockLayout {
+    /// Measures the layout from the shapes of the prefix alone (`prefix`: the circuit with
+    /// no block) and of the sub-circuit with block 0 (`one`): their difference is a block.
+    /// Counting calls no witness closure but costs about half the synthesis of what it
+    /// walks (here the prefix and one block), so callers keep the layout of a circuit type
+    /// once measured.
+    pub fn measure<P: Circuit<Fr>, C: Circuit<Fr>>(
+        prefix: P,
+        one: C,
+        blocks: usize,
+    ) -> Result<BlockLayout, BlocksError> {
+        if blocks < 2 {
+            return Err(BlocksError::NotBlocks(format!(
+                "{blocks} block(s): nothing to split"
+            )));
+        }
+        let prefix = Counts::of(&CircuitShape::of(prefix)?);
+        let one = Counts::of(&CircuitShape::of(one)?);
+        let diff = |x: usize, y: usize, what: &str| {
+            y.checked_sub(x).ok_or_else(|| {
+                BlocksError::NotBlocks(format!(
+                    "{what}: {x} in the prefix, {y} with one block: not a prefix and blocks"
+                ))
+            })
+        };
+        let block = Counts {
+            constraints: diff(prefix.constraints, one.constraints, "constraints")?,
+            inputs: diff(prefix.inputs, one.inputs, "inputs")?,
+            aux: diff(prefix.aux, one.aux, "aux variables")?,
+        };
+        Ok(BlockLayout {
+            prefix,
+            block,
+            blocks,
+        })
+    }
+
+    /// The whole circuit's shape as the prover sees it (with the input rows).
+    pub fn shape(&self) -> CircuitShape {
+        let all = self.prefix.plus(self.blocks, self.block);
+        CircuitShape {
+            num_constraints: all.constraints + all.inputs,
+            num_inputs: all.inputs,
+            num_aux: all.aux,
+        }
+    }
+
+    /// Blocks split into `threads` runs as even as they go.
+    pub fn runs(&self, threads: usize) -> Vec<Range<usize>> {
+        let t = threads.clamp(1, self.blocks.max(1));
+        (0..t)
+            .map(|i| (i * self.blocks / t)..((i + 1) * self.blocks / t))
+            .collect()
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BlocksError {
+    /// The circuit is not a prefix and blocks of one shape (or its layout was measured on
+    /// another circuit): synthesize it in one piece.
+    #[error("not split into blocks: {0}")]
+    NotBlocks(String),
+    #[error(transparent)]
+    Witness(#[from] WitnessError),
+}
+
+impl From<SynthesisError> for BlocksError {
+    fn from(e: SynthesisError) -> Self {
+        BlocksError::Witness(WitnessError::Synthesis(e))
+    }
+}
+
+/// Synthesizes the whole circuit into `bufs` from its sub-circuits, one thread each:
+/// `runs` pairs each run of `layout.runs(threads)` with the sub-circuit of the prefix and
+/// those blocks. Writes exactly what [`super::synthesize_into`] writes for the whole
+/// circuit; `bufs` stays the caller's, so on [`BlocksError::NotBlocks`] it can synthesize
+/// the circuit in one piece into the same buffers.
+pub fn synthesize_blocks_into<C: Circuit<Fr> + Send>(
+    runs: Vec<(Range<usize>, C)>,
+    layout: &BlockLayout,
+    capacity: &CircuitShape,
+    bufs: &mut WitnessBuffers<'_>,
+) -> Result<CircuitShape, BlocksError> {
+    let shape = layout.shape();
+    for (what, got, cap) in [
+        (
+            "constraints",
+            shape.num_constraints,
+            capacity.num_constraints,
+        ),
+        ("inputs", shape.num_inputs, capacity.num_inputs),
+        ("aux variables", shape.num_aux, capacity.num_aux),
+    ] {
+        if got > cap {
+            return Err(WitnessError::ShapeExceeded {
+                what,
+                capacity: cap,
+            }
+            .into());
+        }
+    }
+    let covered: usize = runs.iter().map(|(r, _)| r.len()).sum();
+    if runs.is_empty()
+        || covered != layout.blocks
+        || runs.windows(2).any(|w| w[0].0.end != w[1].0.start)
+    {
+        return Err(BlocksError::NotBlocks(format!(
+            "runs {:?} do not cover blocks 0..{} in order",
+            runs.iter().map(|(r, _)| r.clone()).collect::<Vec<_>>(),
+            layout.blocks
+        )));
+    }
+    prepare(&shape, bufs)?;
+    let out = Out::new(bufs);
+    let outcomes: Vec<Result<RunWriter<'_>, BlocksError>> = std::thread::scope(|s| {
+        let mut handles = Vec::new();
+        let mut jobs = runs.into_iter();
+        let (first_run, first) = jobs.next().expect("runs checked non-empty");
+        for (run, circuit) in jobs {
+            let out = &out;
+            handles.push(s.spawn(move || synthesize_run(circuit, run, layout, out)));
+        }
+        let mut all = vec![synthesize_run(first, first_run, layout, &out)];
+        all.extend(
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a synthesis thread panicked")),
+        );
+        all
+    });
+    let mut writers = Vec::with_capacity(outcomes.len());
+    for outcome in outcomes {
+        writers.push(outcome?);
+    }
+    for w in &writers {
+        w.merge_densities(bufs);
+    }
+    // bellperson's `input_i · 0 = 0` rows after the circuit's own: a = the input, b = c = 0;
+    // A's density tracks aux only, so these set no bit.
+    let rows = shape.num_constraints - shape.num_inputs;
+    for i in 0..shape.num_inputs {
+        bufs.a[rows + i] = bufs.inputs[i];
+    }
+    for v in [&mut *bufs.b, &mut *bufs.c] {
+        v[rows..shape.num_constraints].fill(Fr::ZERO);
+    }
+    for v in [&mut *bufs.a, &mut *bufs.b, &mut *bufs.c] {
+        v[shape.num_constraints..shape.domain_size()].fill(Fr::ZERO);
+    }
+    Ok(shape)
+}
+
+/// Runs one sub-circuit through its writer and checks it produced exactly its blocks.
+fn synthesize_run<'o, C: Circuit<Fr>>(
+    circuit: C,
+    run: Range<usize>,
+    layout: &'o BlockLayout,
+    out: &'o Out,
+) -> Result<RunWriter<'o>, BlocksError> {
+    let mut cs = RunWriter::new(run.clone(), layout, out);
+    cs.alloc_input(|| "one", || Ok(Fr::ONE))?;
+    circuit.synthesize(&mut cs)?;
+    if let Some(fault) = cs.fault.take() {
+        return Err(BlocksError::NotBlocks(fault));
+    }
+    let want = layout.prefix.plus(run.len(), layout.block);
+    if cs.n != want {
+        return Err(BlocksError::NotBlocks(format!(
+            "blocks {run:?} made {:?}, the layout says {want:?}",
+            cs.n
+        )));
+    }
+    Ok(cs)
+}
+
+/// The whole circuit's output buffers, shared by the threads.
+struct Out {
+    a: *mut Fr,
+    b: *mut Fr,
+    c: *mut Fr,
+    inputs: *mut Fr,
+    aux: *mut Fr,
+}
+
+// SAFETY: the pointers are into buffers borrowed mutably for the whole scope of the
+// threads; each index is written and read by one thread only (its run's ranges, the prefix
+// by the first run), which `RunWriter` checks against the layout before every access, and
+// every buffer holds the layout's shape (`prepare`).
+unsafe impl Sync for Out {}
+
+impl Out {
+    fn new(bufs: &mut WitnessBuffers<'_>) -> Out {
+        Out {
+            a: bufs.a.as_mut_ptr(),
+            b: bufs.b.as_mut_ptr(),
+            c: bufs.c.as_mut_ptr(),
+            inputs: bufs.inputs.as_mut_ptr(),
+            aux: bufs.aux.as_mut_ptr(),
+        }
+    }
+}
+
+/// One thread's constraint system: synthesizes the prefix and blocks `run`, writing blocks
+/// at their place in the whole circuit (and the prefix, when `run` starts at block 0).
+struct RunWriter<'o> {
+    values: RunValues<'o>,
+    layout: &'o BlockLayout,
+    writes_prefix: bool,
+    /// Counts so far, in the sub-circuit's own numbering.
+    n: Counts,
+    /// Density bits over the whole circuit's indices, merged after the threads end.
+    a_aux_density: Vec<u64>,
+    b_aux_density: Vec<u64>,
+    b_input_density: Vec<u64>,
+    fault: Option<String>,
+}
+
+/// A run's values: the prefix from its own copy (every run needs it, only the first writes
+/// it out), its blocks where it wrote them in the buffers.
+struct RunValues<'o> {
+    out: &'o Out,
+    prefix_inputs: Vec<Fr>,
+    prefix_aux: Vec<Fr>,
+    /// Added to a sub-circuit index past the prefix: `run.start` blocks.
+    offset: Counts,
+    /// The whole circuit's index where this run ends.
+    end: Counts,
+}
+
+impl<'o> RunWriter<'o> {
+    fn new(run: Range<usize>, layout: &'o BlockLayout, out: &'o Out) -> Self {
+        let shape = layout.shape();
+        // Zeroed allocations are untouched pages until a bit is set: a run only touches
+        // the prefix's words and its own.
+        let words = CircuitShape::bitmap_words;
+        RunWriter {
+            values: RunValues {
+                out,
+                prefix_inputs: Vec::with_capacity(layout.prefix.inputs),
+                prefix_aux: Vec::with_capacity(layout.prefix.aux),
+                offset: Counts::default().plus(run.start, layout.block),
+                end: layout.prefix.plus(run.end, layout.block),
+            },
+            layout,
+            writes_prefix: run.start == 0,
+            n: Counts::default(),
+            a_aux_density: vec![0; words(shape.num_aux)],
+            b_aux_density: vec![0; words(shape.num_aux)],
+            b_input_density: vec![0; words(shape.num_inputs)],
+            fault: None,
+        }
+    }
+
+    fn note_fault(&mut self, what: &str, index: usize, end: usize) {
+        if self.fault.is_none() {
+            self.fault = Some(format!(
+                "{what} {index} lies past its run's end {end}: not a prefix and blocks of one shape"
+            ));
+        }
+    }
+
+    /// ORs this run's density bits (the prefix's words and its own) into the buffers.
+    fn merge_densities(&self, bufs: &mut WitnessBuffers<'_>) {
+        let start = self.layout.prefix.aux + self.values.offset.aux;
+        let words = [
+            0..self.layout.prefix.aux.div_ceil(64),
+            start / 64..self.values.end.aux.div_ceil(64),
+        ];
+        for range in words {
+            for (dst, src) in [
+                (&mut *bufs.a_aux_density, &self.a_aux_density),
+                (&mut *bufs.b_aux_density, &self.b_aux_density),
+            ] {
+                for w in range.clone() {
+                    dst[w] |= src[w];
+                }
+            }
+        }
+        for (dst, src) in bufs.b_input_density.iter_mut().zip(&self.b_input_density) {
+            *dst |= src;
+        }
+    }
+}
+
+impl Assignment for RunValues<'_> {
+    #[inline]
+    fn input(&self, i: usize) -> (Fr, usize) {
+        match self.prefix_inputs.get(i) {
+            Some(v) => (*v, i),
+            None => {
+                let g = i + self.offset.inputs;
+                // SAFETY: g is inside this run's inputs (checked when the constraint was
+                // taken), written only by this thread.
+                let v = if g < self.end.inputs {
+                    unsafe { *self.out.inputs.add(g) }
+                } else {
+                    Fr::ZERO
+                };
+                (v, g)
+            }
+        }
+    }
+
+    #[inline]
+    fn aux(&self, i: usize) -> (Fr, usize) {
+        match self.prefix_aux.get(i) {
+            Some(v) => (*v, i),
+            None => {
+                let g = i + self.offset.aux;
+                // SAFETY: as for inputs: inside this run's aux, written by this thread.
+                let v = if g < self.end.aux {
+                    unsafe { *self.out.aux.add(g) }
+                } else {
+                    Fr::ZERO
+                };
+                (v, g)
+            }
+        }
+    }
+}
+
+impl ConstraintSystem<Fr> for RunWriter<'_> {
+    type Root = Self;
+
+    fn alloc<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Fr, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        let value = f()?;
+        let i = self.n.aux;
+        self.n.aux += 1;
+        if i < self.layout.prefix.aux {
+            self.values.prefix_aux.push(value);
+            if self.writes_prefix {
+                // SAFETY: prefix indices are below the shape's aux count; only the first
+                // run writes them.
+                unsafe { self.values.out.aux.add(i).write(value) };
+            }
+        } else {
+            let g = i + self.values.offset.aux;
+            if g < self.values.end.aux {
+                // SAFETY: g lies in this run's aux range, which no other thread touches.
+                unsafe { self.values.out.aux.add(g).write(value) };
+            } else {
+                self.note_fault("aux variable", g, self.values.end.aux);
+            }
+        }
+        Ok(Variable::new_unchecked(Index::Aux(i)))
+    }
+
+    fn alloc_input<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Fr, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        let value = f()?;
+        let i = self.n.inputs;
+        self.n.inputs += 1;
+        if i < self.layout.prefix.inputs {
+            self.values.prefix_inputs.push(value);
+            if self.writes_prefix {
+                // SAFETY: as for aux: the prefix's inputs, written by the first run only.
+                unsafe { self.values.out.inputs.add(i).write(value) };
+            }
+        } else {
+            let g = i + self.values.offset.inputs;
+            if g < self.values.end.inputs {
+                // SAFETY: g lies in this run's inputs, which no other thread touches.
+                unsafe { self.values.out.inputs.add(g).write(value) };
+            } else {
+                self.note_fault("input", g, self.values.end.inputs);
+            }
+        }
+        Ok(Variable::new_unchecked(Index::Input(i)))
+    }
+
+    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, a: LA, b: LB, c: LC)
+    where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        LB: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        LC: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+    {
+        let j = self.n.constraints;
+        self.n.constraints += 1;
+        let g = if j < self.layout.prefix.constraints {
+            if !self.writes_prefix {
+                // Another run writes the prefix's rows; the values they need are kept.
+                return;
+            }
+            j
+        } else {
+            let g = j + self.values.offset.constraints;
+            if g >= self.values.end.constraints {
+                self.note_fault("constraint", g, self.values.end.constraints);
+                return;
+            }
+            g
+        };
+        let (a, b, c) = (
+            a(LinearCombination::zero()),
+            b(LinearCombination::zero()),
+            c(LinearCombination::zero()),
+        );
+        let values = &self.values;
+        // As in the one-thread writer: A tracks aux only, C tracks nothing.
+        let va = eval(&a, values, None, Some(&mut self.a_aux_density));
+        let vb = eval(
+            &b,
+            values,
+            Some(&mut self.b_input_density),
+            Some(&mut self.b_aux_density),
+        );
+        let vc = eval(&c, values, None, None);
+        // SAFETY: g is a prefix row (first run only) or inside this run's rows.
+        unsafe {
+            values.out.a.add(g).write(va);
+            values.out.b.add(g).write(vb);
+            values.out.c.add(g).write(vc);
+        }
+    }
+
+    fn push_namespace<NR, N>(&mut self, _: N)
+    where
+        NR: Into<String>,
+        N: FnOnce() -> NR,
+    {
+    }
+
+    fn pop_namespace(&mut self) {}
+
+    fn get_root(&mut self) -> &mut Self::Root {
+        self
+    }
+}

@@ -1,0 +1,141 @@
+//! Synthesis a run of blocks per thread against one-piece synthesis, on a circuit of a
+//! prefix and many blocks (more than the PoRep fixtures' two challenges), and the refusal
+//! of a circuit whose blocks differ in shape.
+
+use std::ops::Range;
+
+use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
+use bellperson::gadgets::boolean::AllocatedBit;
+use bellperson::gadgets::num::AllocatedNum;
+use blstrs::Scalar as Fr;
+use cuzk_kernels::witness::{
+    synthesize_blocks_into, synthesize_into, BlockLayout, BlocksError, CircuitShape, OwnedWitness,
+};
+use ff::Field;
+
+/// A prefix (x, x², both public) then blocks of squarings, bits and products that read the
+/// prefix and their own variables; `skewed` gives block 3 one constraint more.
+#[derive(Clone)]
+struct Chain {
+    seed: u64,
+    blocks: Range<usize>,
+    skewed: bool,
+}
+
+impl Circuit<Fr> for Chain {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let x = AllocatedNum::alloc(cs.namespace(|| "x"), || Ok(Fr::from(self.seed)))?;
+        x.inputize(cs.namespace(|| "x in"))?;
+        let y = x.square(cs.namespace(|| "x^2"))?;
+        y.inputize(cs.namespace(|| "y in"))?;
+        for k in self.blocks {
+            let cs = &mut cs.namespace(|| format!("block_{k}"));
+            let v = Fr::from(self.seed ^ (k as u64 * 0x9e37_79b9));
+            let a = AllocatedNum::alloc(cs.namespace(|| "a"), || Ok(v))?;
+            let b = a.mul(cs.namespace(|| "a·x"), &x)?;
+            let c = b.mul(cs.namespace(|| "·y"), &y)?;
+            let bit = AllocatedBit::alloc(cs.namespace(|| "bit"), Some(k % 2 == 1))?;
+            // d = c + bit, through one constraint with coefficients other than one.
+            let d = AllocatedNum::alloc(cs.namespace(|| "d"), || {
+                let one = if k % 2 == 1 { Fr::ONE } else { Fr::ZERO };
+                Ok(c.get_value().unwrap() + one)
+            })?;
+            cs.enforce(
+                || "d = c + bit",
+                |lc| {
+                    lc + c.get_variable() + bit.get_variable() + (Fr::from(3u64), x.get_variable())
+                },
+                |lc| lc + CS::one(),
+                |lc| lc + d.get_variable() + (Fr::from(3u64), x.get_variable()),
+            );
+            d.inputize(cs.namespace(|| "d in"))?;
+            if self.skewed && k == 3 {
+                let _ = d.square(cs.namespace(|| "extra"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn snapshot(w: &mut OwnedWitness) -> Vec<Vec<u8>> {
+    let b = w.buffers();
+    let fr = |v: &[Fr]| v.iter().flat_map(|x| x.to_bytes_le()).collect::<Vec<u8>>();
+    let bits = |v: &[u64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    vec![
+        fr(b.a),
+        fr(b.b),
+        fr(b.c),
+        fr(b.inputs),
+        fr(b.aux),
+        bits(b.a_aux_density),
+        bits(b.b_input_density),
+        bits(b.b_aux_density),
+    ]
+}
+
+fn chain(seed: u64, blocks: Range<usize>, skewed: bool) -> Chain {
+    Chain {
+        seed,
+        blocks,
+        skewed,
+    }
+}
+
+fn threaded(
+    seed: u64,
+    blocks: usize,
+    threads: usize,
+    skewed: bool,
+) -> (OwnedWitness, Result<CircuitShape, BlocksError>) {
+    let layout =
+        BlockLayout::measure(chain(seed, 0..0, skewed), chain(seed, 0..1, skewed), blocks).unwrap();
+    let shape = CircuitShape::of(chain(seed, 0..blocks, skewed)).unwrap();
+    let mut w = OwnedWitness::new(shape);
+    let runs = layout
+        .runs(threads)
+        .into_iter()
+        .map(|r| (r.clone(), chain(seed, r, skewed)))
+        .collect();
+    let got = synthesize_blocks_into(runs, &layout, &shape, &mut w.buffers());
+    (w, got)
+}
+
+#[test]
+fn runs_of_blocks_equal_one_piece() {
+    for (blocks, threads) in [(7, 3), (18, 4), (5, 5), (2, 8)] {
+        let seed = 1234 + blocks as u64;
+        let shape = CircuitShape::of(chain(seed, 0..blocks, false)).unwrap();
+        let mut one = OwnedWitness::new(shape);
+        let one_shape =
+            synthesize_into(chain(seed, 0..blocks, false), &shape, one.buffers()).unwrap();
+        let (mut w, got) = threaded(seed, blocks, threads, false);
+        assert_eq!(
+            got.unwrap(),
+            one_shape,
+            "{blocks} blocks, {threads} threads"
+        );
+        assert!(
+            snapshot(&mut one) == snapshot(&mut w),
+            "{blocks} blocks, {threads} threads: buffers differ"
+        );
+    }
+}
+
+#[test]
+fn blocks_of_different_shapes_are_refused() {
+    let (_, got) = threaded(99, 7, 3, true);
+    match got {
+        Err(BlocksError::NotBlocks(why)) => println!("refused: {why}"),
+        other => panic!("a skewed circuit was not refused: {other:?}"),
+    }
+}
+
+#[test]
+fn runs_must_cover_the_blocks_in_order() {
+    let layout = BlockLayout::measure(chain(5, 0..0, false), chain(5, 0..1, false), 4).unwrap();
+    let shape = layout.shape();
+    let mut w = OwnedWitness::new(shape);
+    let runs = vec![(0..2, chain(5, 0..2, false)), (3..4, chain(5, 3..4, false))];
+    let got = synthesize_blocks_into(runs, &layout, &shape, &mut w.buffers());
+    assert!(matches!(got, Err(BlocksError::NotBlocks(_))), "{got:?}");
+}

@@ -1,0 +1,124 @@
+//! A partition synthesized a run of challenges per thread writes exactly what one-piece
+//! synthesis writes (every buffer: a, b, c over the whole domain, inputs, aux and the three
+//! density bitmaps), on the real C1 fixtures.
+
+use std::path::PathBuf;
+
+use cuzk_c1::{C1Input, GivenIds};
+use cuzk_kernels::witness::{synthesize_into, CircuitShape, OwnedWitness};
+use cuzk_synthesis::{
+    with_porep_circuits, CircuitsVisitor, PorepCircuits, Split, ThreadedSynthesis,
+};
+use filecoin_proofs::MerkleTreeTrait;
+
+struct ThreadedAgainstOnePiece {
+    threads: usize,
+}
+
+/// Every buffer of an owned witness, for comparison.
+fn snapshot(w: &mut OwnedWitness) -> Vec<Vec<u8>> {
+    let b = w.buffers();
+    let fr = |v: &[blstrs::Scalar]| v.iter().flat_map(|x| x.to_bytes_le()).collect::<Vec<u8>>();
+    let bits = |v: &[u64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    vec![
+        fr(b.a),
+        fr(b.b),
+        fr(b.c),
+        fr(b.inputs),
+        fr(b.aux),
+        bits(b.a_aux_density),
+        bits(b.b_input_density),
+        bits(b.b_aux_density),
+    ]
+}
+
+impl CircuitsVisitor for ThreadedAgainstOnePiece {
+    type Output = ();
+    fn visit<Tree: 'static + MerkleTreeTrait>(self, circuits: PorepCircuits<'_, Tree>) {
+        let synthesis = ThreadedSynthesis::new(self.threads);
+        for partition in 0..circuits.partitions() {
+            let whole = circuits.partition(partition).unwrap();
+            let shape = CircuitShape::of(circuits.partition(partition).unwrap().circuit).unwrap();
+            let mut one = OwnedWitness::new(shape);
+            let one_shape = synthesize_into(whole.circuit, &shape, one.buffers()).unwrap();
+
+            // Buffers start as garbage, as a reused slot's do: nothing may depend on zeros.
+            let mut threaded = OwnedWitness::new(shape);
+            {
+                let b = threaded.buffers();
+                for v in [b.a, b.b, b.c, b.aux, b.inputs] {
+                    v.fill(blstrs::Scalar::from(0xdead_beefu64));
+                }
+                for v in [b.a_aux_density, b.b_aux_density, b.b_input_density] {
+                    v.fill(u64::MAX);
+                }
+            }
+            let (threaded_shape, split) = synthesis
+                .synthesize(&circuits, partition, &shape, threaded.buffers())
+                .unwrap();
+            let challenges = circuits.challenges(partition);
+            assert_eq!(split, Split::Threads(self.threads.min(challenges)));
+            assert_eq!(threaded_shape, one_shape);
+            let names = [
+                "a",
+                "b",
+                "c",
+                "inputs",
+                "aux",
+                "A density",
+                "B input density",
+                "B aux density",
+            ];
+            for ((name, x), y) in names
+                .iter()
+                .zip(snapshot(&mut one))
+                .zip(snapshot(&mut threaded))
+            {
+                assert!(x == y, "partition {partition}: {name} differs");
+            }
+        }
+    }
+}
+
+fn check(fixture: &str, threads: usize) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(fixture);
+    let c1 = C1Input::read(&path, GivenIds::default()).unwrap();
+    with_porep_circuits(&c1, ThreadedAgainstOnePiece { threads }).unwrap();
+}
+
+#[test]
+fn two_kib_a_by_challenge_equals_one_piece() {
+    check("porep-2KiB-a.c1.json", 2);
+}
+
+#[test]
+fn two_kib_b_with_more_threads_than_challenges_equals_one_piece() {
+    check("porep-2KiB-b.c1.json", 5);
+}
+
+#[test]
+fn eight_mib_by_challenge_equals_one_piece() {
+    check("porep-8MiB-a.c1.json", 2);
+}
+
+#[test]
+fn one_thread_is_one_piece() {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/porep-2KiB-a.c1.json");
+    let c1 = C1Input::read(&path, GivenIds::default()).unwrap();
+    struct One;
+    impl CircuitsVisitor for One {
+        type Output = ();
+        fn visit<Tree: 'static + MerkleTreeTrait>(self, circuits: PorepCircuits<'_, Tree>) {
+            let shape = CircuitShape::of(circuits.partition(0).unwrap().circuit).unwrap();
+            let mut w = OwnedWitness::new(shape);
+            let (_, split) = ThreadedSynthesis::new(1)
+                .synthesize(&circuits, 0, &shape, w.buffers())
+                .unwrap();
+            assert_eq!(split, Split::OnePiece("one thread".into()));
+        }
+    }
+    with_porep_circuits(&c1, One).unwrap();
+}
