@@ -131,6 +131,18 @@ fn blocks_of_different_shapes_are_refused() {
 }
 
 #[test]
+fn runs_are_as_many_as_the_longest_needs() {
+    let layout = BlockLayout::measure(chain(5, 0..0, false), chain(5, 0..1, false), 18).unwrap();
+    let lens = |t: usize| layout.runs(t).iter().map(|r| r.len()).collect::<Vec<_>>();
+    assert_eq!(lens(16), vec![2; 9]);
+    assert_eq!(lens(18), vec![1; 18]);
+    assert_eq!(lens(32), vec![1; 18]);
+    assert_eq!(lens(4), vec![4, 5, 4, 5]);
+    assert_eq!(lens(1), vec![18]);
+    assert_eq!(lens(7), vec![3; 6]);
+}
+
+#[test]
 fn runs_must_cover_the_blocks_in_order() {
     let layout = BlockLayout::measure(chain(5, 0..0, false), chain(5, 0..1, false), 4).unwrap();
     let shape = layout.shape();

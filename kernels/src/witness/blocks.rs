@@ -114,9 +114,14 @@ impl BlockLayout {
         }
     }
 
-    /// Blocks split into `threads` runs as even as they go.
+    /// Blocks split into at most `threads` runs as even as they go. A partition takes as
+    /// long as its longest run, ⌈blocks / threads⌉ blocks, so only as many runs are made as
+    /// that length needs: 18 blocks on 16 threads are 9 runs of 2, not 2 runs of 2 and 14
+    /// of 1 that take as long and hold 7 threads more.
     pub fn runs(&self, threads: usize) -> Vec<Range<usize>> {
-        let t = threads.clamp(1, self.blocks.max(1));
+        let blocks = self.blocks.max(1);
+        let longest = blocks.div_ceil(threads.clamp(1, blocks));
+        let t = blocks.div_ceil(longest);
         (0..t)
             .map(|i| (i * self.blocks / t)..((i + 1) * self.blocks / t))
             .collect()
