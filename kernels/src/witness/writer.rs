@@ -167,9 +167,59 @@ impl Assignment for Slices<'_> {
     }
 }
 
+/// What a coefficient costs: nothing (0), an addition (1), a subtraction (−1) or a
+/// multiplication. Read from its Montgomery limbs, without the constant-time comparisons
+/// `==` makes (coefficients are the circuit's, public): −1 alone is ~30 % of C's entries.
+enum Coeff {
+    Zero,
+    One,
+    MinusOne,
+    Other,
+}
+
+#[inline]
+fn coeff_kind(coeff: &Fr) -> Coeff {
+    let limbs = blst::blst_fr::from(*coeff).l;
+    if limbs == [0; 4] {
+        Coeff::Zero
+    } else if limbs == ONE_MONT {
+        Coeff::One
+    } else if limbs == MINUS_ONE_MONT {
+        Coeff::MinusOne
+    } else {
+        Coeff::Other
+    }
+}
+
+/// 1 and −1 in Montgomery form (R mod r and r − R), little-endian limbs; checked against
+/// blstrs in the tests below.
+const ONE_MONT: [u64; 4] = [
+    0x0000_0001_ffff_fffe,
+    0x5884_b7fa_0003_4802,
+    0x998c_4fef_ecbc_4ff5,
+    0x1824_b159_acc5_056f,
+];
+const MINUS_ONE_MONT: [u64; 4] = [
+    0xffff_fffd_0000_0003,
+    0xfb38_ec08_fffb_13fc,
+    0x99ad_8818_1ce5_880f,
+    0x5bc8_f5f9_7cd8_77d8,
+];
+
+/// acc + coeff·x, as cheaply as the coefficient allows.
+#[inline]
+fn add_term(acc: &mut Fr, coeff: &Fr, kind: Coeff, x: Fr) {
+    match kind {
+        Coeff::Zero => {}
+        Coeff::One => *acc += x,
+        Coeff::MinusOne => *acc -= x,
+        Coeff::Other => *acc += x * coeff,
+    }
+}
+
 /// Σ coeff·value over a linear combination, recording which variables occur with a
-/// non-zero coefficient. Same arithmetic as bellperson's `eval_with_trackers`: a
-/// coefficient of one costs no multiplication.
+/// non-zero coefficient. The same sums as bellperson's `eval_with_trackers` (which skips
+/// the multiplication for a coefficient of one; here also for −1).
 #[inline]
 pub(super) fn eval<V: Assignment>(
     lc: &LinearCombination<Fr>,
@@ -179,21 +229,23 @@ pub(super) fn eval<V: Assignment>(
 ) -> Fr {
     let mut acc = Fr::ZERO;
     for (&i, coeff) in lc.iter_inputs() {
-        if coeff.is_zero_vartime() {
+        let kind = coeff_kind(coeff);
+        if let Coeff::Zero = kind {
             continue;
         }
         let (x, bit) = values.input(i);
-        acc += if *coeff == Fr::ONE { x } else { x * coeff };
+        add_term(&mut acc, coeff, kind, x);
         if let Some(d) = input_density.as_deref_mut() {
             set_bit(d, bit);
         }
     }
     for (&i, coeff) in lc.iter_aux() {
-        if coeff.is_zero_vartime() {
+        let kind = coeff_kind(coeff);
+        if let Coeff::Zero = kind {
             continue;
         }
         let (x, bit) = values.aux(i);
-        acc += if *coeff == Fr::ONE { x } else { x * coeff };
+        add_term(&mut acc, coeff, kind, x);
         if let Some(d) = aux_density.as_deref_mut() {
             set_bit(d, bit);
         }
@@ -293,5 +345,32 @@ impl ConstraintSystem<Fr> for WitnessWriter<'_> {
 
     fn get_root(&mut self) -> &mut Self::Root {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coefficient_kinds_match_blstrs() {
+        assert_eq!(blst::blst_fr::from(Fr::ONE).l, ONE_MONT);
+        assert_eq!(blst::blst_fr::from(-Fr::ONE).l, MINUS_ONE_MONT);
+        assert!(matches!(coeff_kind(&Fr::ZERO), Coeff::Zero));
+        assert!(matches!(coeff_kind(&Fr::ONE), Coeff::One));
+        assert!(matches!(coeff_kind(&-Fr::ONE), Coeff::MinusOne));
+        assert!(matches!(coeff_kind(&Fr::from(2u64)), Coeff::Other));
+        assert!(matches!(coeff_kind(&-Fr::from(2u64)), Coeff::Other));
+        let x = Fr::from(0x1234_5678u64);
+        for (c, want) in [
+            (Fr::ZERO, Fr::from(7u64)),
+            (Fr::ONE, Fr::from(7u64) + x),
+            (-Fr::ONE, Fr::from(7u64) - x),
+            (Fr::from(5u64), Fr::from(7u64) + x * Fr::from(5u64)),
+        ] {
+            let mut acc = Fr::from(7u64);
+            add_term(&mut acc, &c, coeff_kind(&c), x);
+            assert_eq!(acc, want);
+        }
     }
 }
