@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 use cuzk_c1::C1Input;
-use cuzk_kernels::witness::{synthesize_into, CircuitShape, OwnedWitness, WitnessBuffers};
+use cuzk_kernels::witness::{first_difference, synthesize_into, CircuitShape, OwnedWitness};
 use cuzk_synthesis::{
     with_porep_circuits, CircuitsVisitor, PorepCircuits, Split, ThreadedSynthesis,
 };
@@ -91,7 +91,7 @@ impl CircuitsVisitor for SideBySide {
                 let started = Instant::now();
                 synthesis.synthesize(&circuits, k, &shape, split.buffers())?;
                 let t_split = started.elapsed();
-                if let Some(name) = first_difference(one.buffers(), split.buffers()) {
+                if let Some(name) = first_difference(&one.buffers(), &split.buffers()) {
                     bail!("partition {k}, run {run}: the split synthesis's {name} differs from one piece");
                 }
                 println!(
@@ -115,24 +115,4 @@ impl CircuitsVisitor for SideBySide {
         );
         Ok(())
     }
-}
-
-/// The name of the first buffer in which the two witnesses differ.
-fn first_difference(x: WitnessBuffers<'_>, y: WitnessBuffers<'_>) -> Option<&'static str> {
-    let frs = [
-        ("a", &*x.a, &*y.a),
-        ("b", &*x.b, &*y.b),
-        ("c", &*x.c, &*y.c),
-        ("inputs", &*x.inputs, &*y.inputs),
-        ("aux", &*x.aux, &*y.aux),
-    ];
-    let bits = [
-        ("A density", &*x.a_aux_density, &*y.a_aux_density),
-        ("B input density", &*x.b_input_density, &*y.b_input_density),
-        ("B aux density", &*x.b_aux_density, &*y.b_aux_density),
-    ];
-    frs.into_iter()
-        .find(|(_, p, q)| p != q)
-        .map(|(n, _, _)| n)
-        .or_else(|| bits.into_iter().find(|(_, p, q)| p != q).map(|(n, _, _)| n))
 }

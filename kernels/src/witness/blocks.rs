@@ -247,39 +247,138 @@ fn synthesize_run<'o, C: Circuit<Fr>>(
     Ok(cs)
 }
 
-/// The whole circuit's output buffers, shared by the threads.
-struct Out {
-    a: *mut Fr,
-    b: *mut Fr,
-    c: *mut Fr,
-    inputs: *mut Fr,
-    aux: *mut Fr,
+/// One of the whole circuit's output buffers, shared by the threads.
+struct Shared(*mut Fr);
+
+// SAFETY: the pointer is into a buffer borrowed mutably for the whole scope of the threads;
+// each index is written and read by one thread only (its run's ranges, the prefix by the
+// first run), which `RunWriter` checks against the layout before every access, and every
+// buffer holds the layout's shape (`prepare`).
+unsafe impl Sync for Shared {}
+
+impl Shared {
+    /// SAFETY: `i` is inside the buffer and in a range only the calling thread accesses.
+    unsafe fn write(&self, i: usize, v: Fr) {
+        unsafe { self.0.add(i).write(v) }
+    }
+
+    /// SAFETY: as for `write`; element `i` was written by the calling thread.
+    unsafe fn read(&self, i: usize) -> Fr {
+        unsafe { *self.0.add(i) }
+    }
 }
 
-// SAFETY: the pointers are into buffers borrowed mutably for the whole scope of the
-// threads; each index is written and read by one thread only (its run's ranges, the prefix
-// by the first run), which `RunWriter` checks against the layout before every access, and
-// every buffer holds the layout's shape (`prepare`).
-unsafe impl Sync for Out {}
+struct Out {
+    a: Shared,
+    b: Shared,
+    c: Shared,
+    inputs: Shared,
+    aux: Shared,
+}
 
 impl Out {
     fn new(bufs: &mut WitnessBuffers<'_>) -> Out {
         Out {
-            a: bufs.a.as_mut_ptr(),
-            b: bufs.b.as_mut_ptr(),
-            c: bufs.c.as_mut_ptr(),
-            inputs: bufs.inputs.as_mut_ptr(),
-            aux: bufs.aux.as_mut_ptr(),
+            a: Shared(bufs.a.as_mut_ptr()),
+            b: Shared(bufs.b.as_mut_ptr()),
+            c: Shared(bufs.c.as_mut_ptr()),
+            inputs: Shared(bufs.inputs.as_mut_ptr()),
+            aux: Shared(bufs.aux.as_mut_ptr()),
         }
+    }
+}
+
+/// One kind of variable (inputs or aux) as a run sees it: the prefix's values kept (every
+/// run reads them, only the first writes them out), its blocks' values written at their
+/// place in the whole circuit.
+struct Vars<'o> {
+    out: &'o Shared,
+    prefix: Vec<Fr>,
+    prefix_len: usize,
+    /// Added to a sub-circuit index past the prefix: `run.start` blocks.
+    offset: usize,
+    /// The whole circuit's index where this run ends.
+    end: usize,
+}
+
+impl<'o> Vars<'o> {
+    fn new(out: &'o Shared, prefix_len: usize, offset: usize, end: usize) -> Self {
+        Vars {
+            out,
+            prefix: Vec::with_capacity(prefix_len),
+            prefix_len,
+            offset,
+            end,
+        }
+    }
+
+    /// Keeps variable `i`'s value (writing it out when it is this run's); the whole
+    /// circuit's index it lies past this run's end otherwise.
+    fn store(&mut self, i: usize, value: Fr, writes_prefix: bool) -> Result<(), usize> {
+        if i < self.prefix_len {
+            self.prefix.push(value);
+            if writes_prefix {
+                // SAFETY: prefix indices are below the shape's count; only the first run
+                // writes them.
+                unsafe { self.out.write(i, value) };
+            }
+            return Ok(());
+        }
+        let g = i + self.offset;
+        if g >= self.end {
+            return Err(g);
+        }
+        // SAFETY: g lies in this run's range, which no other thread touches.
+        unsafe { self.out.write(g, value) };
+        Ok(())
+    }
+
+    /// Variable `i`'s value and its index in the whole circuit.
+    #[inline]
+    fn load(&self, i: usize) -> (Fr, usize) {
+        if let Some(v) = self.prefix.get(i) {
+            return (*v, i);
+        }
+        let g = i + self.offset;
+        // SAFETY: g lies in this run's range, written by this thread when the variable was
+        // allocated (a combination names only allocated variables).
+        let v = if g < self.end {
+            unsafe { self.out.read(g) }
+        } else {
+            Fr::ZERO
+        };
+        (v, g)
+    }
+}
+
+/// A run's values of both kinds.
+struct RunValues<'o> {
+    inputs: Vars<'o>,
+    aux: Vars<'o>,
+}
+
+impl Assignment for RunValues<'_> {
+    #[inline]
+    fn input(&self, i: usize) -> (Fr, usize) {
+        self.inputs.load(i)
+    }
+
+    #[inline]
+    fn aux(&self, i: usize) -> (Fr, usize) {
+        self.aux.load(i)
     }
 }
 
 /// One thread's constraint system: synthesizes the prefix and blocks `run`, writing blocks
 /// at their place in the whole circuit (and the prefix, when `run` starts at block 0).
 struct RunWriter<'o> {
+    out: &'o Out,
     values: RunValues<'o>,
     layout: &'o BlockLayout,
     writes_prefix: bool,
+    /// Rows: added to a sub-circuit row past the prefix, and where this run's rows end.
+    row_offset: usize,
+    row_end: usize,
     /// Counts so far, in the sub-circuit's own numbering.
     n: Counts,
     /// Density bits over the whole circuit's indices, merged after the threads end.
@@ -289,34 +388,24 @@ struct RunWriter<'o> {
     fault: Option<String>,
 }
 
-/// A run's values: the prefix from its own copy (every run needs it, only the first writes
-/// it out), its blocks where it wrote them in the buffers.
-struct RunValues<'o> {
-    out: &'o Out,
-    prefix_inputs: Vec<Fr>,
-    prefix_aux: Vec<Fr>,
-    /// Added to a sub-circuit index past the prefix: `run.start` blocks.
-    offset: Counts,
-    /// The whole circuit's index where this run ends.
-    end: Counts,
-}
-
 impl<'o> RunWriter<'o> {
     fn new(run: Range<usize>, layout: &'o BlockLayout, out: &'o Out) -> Self {
         let shape = layout.shape();
+        let offset = Counts::default().plus(run.start, layout.block);
+        let end = layout.prefix.plus(run.end, layout.block);
         // Zeroed allocations are untouched pages until a bit is set: a run only touches
         // the prefix's words and its own.
         let words = CircuitShape::bitmap_words;
         RunWriter {
+            out,
             values: RunValues {
-                out,
-                prefix_inputs: Vec::with_capacity(layout.prefix.inputs),
-                prefix_aux: Vec::with_capacity(layout.prefix.aux),
-                offset: Counts::default().plus(run.start, layout.block),
-                end: layout.prefix.plus(run.end, layout.block),
+                inputs: Vars::new(&out.inputs, layout.prefix.inputs, offset.inputs, end.inputs),
+                aux: Vars::new(&out.aux, layout.prefix.aux, offset.aux, end.aux),
             },
             layout,
             writes_prefix: run.start == 0,
+            row_offset: offset.constraints,
+            row_end: end.constraints,
             n: Counts::default(),
             a_aux_density: vec![0; words(shape.num_aux)],
             b_aux_density: vec![0; words(shape.num_aux)],
@@ -335,10 +424,10 @@ impl<'o> RunWriter<'o> {
 
     /// ORs this run's density bits (the prefix's words and its own) into the buffers.
     fn merge_densities(&self, bufs: &mut WitnessBuffers<'_>) {
-        let start = self.layout.prefix.aux + self.values.offset.aux;
+        let aux = &self.values.aux;
         let words = [
-            0..self.layout.prefix.aux.div_ceil(64),
-            start / 64..self.values.end.aux.div_ceil(64),
+            0..aux.prefix_len.div_ceil(64),
+            (aux.prefix_len + aux.offset) / 64..aux.end.div_ceil(64),
         ];
         for range in words {
             for (dst, src) in [
@@ -356,43 +445,6 @@ impl<'o> RunWriter<'o> {
     }
 }
 
-impl Assignment for RunValues<'_> {
-    #[inline]
-    fn input(&self, i: usize) -> (Fr, usize) {
-        match self.prefix_inputs.get(i) {
-            Some(v) => (*v, i),
-            None => {
-                let g = i + self.offset.inputs;
-                // SAFETY: g is inside this run's inputs (checked when the constraint was
-                // taken), written only by this thread.
-                let v = if g < self.end.inputs {
-                    unsafe { *self.out.inputs.add(g) }
-                } else {
-                    Fr::ZERO
-                };
-                (v, g)
-            }
-        }
-    }
-
-    #[inline]
-    fn aux(&self, i: usize) -> (Fr, usize) {
-        match self.prefix_aux.get(i) {
-            Some(v) => (*v, i),
-            None => {
-                let g = i + self.offset.aux;
-                // SAFETY: as for inputs: inside this run's aux, written by this thread.
-                let v = if g < self.end.aux {
-                    unsafe { *self.out.aux.add(g) }
-                } else {
-                    Fr::ZERO
-                };
-                (v, g)
-            }
-        }
-    }
-}
-
 impl ConstraintSystem<Fr> for RunWriter<'_> {
     type Root = Self;
 
@@ -405,21 +457,8 @@ impl ConstraintSystem<Fr> for RunWriter<'_> {
         let value = f()?;
         let i = self.n.aux;
         self.n.aux += 1;
-        if i < self.layout.prefix.aux {
-            self.values.prefix_aux.push(value);
-            if self.writes_prefix {
-                // SAFETY: prefix indices are below the shape's aux count; only the first
-                // run writes them.
-                unsafe { self.values.out.aux.add(i).write(value) };
-            }
-        } else {
-            let g = i + self.values.offset.aux;
-            if g < self.values.end.aux {
-                // SAFETY: g lies in this run's aux range, which no other thread touches.
-                unsafe { self.values.out.aux.add(g).write(value) };
-            } else {
-                self.note_fault("aux variable", g, self.values.end.aux);
-            }
+        if let Err(g) = self.values.aux.store(i, value, self.writes_prefix) {
+            self.note_fault("aux variable", g, self.values.aux.end);
         }
         Ok(Variable::new_unchecked(Index::Aux(i)))
     }
@@ -433,20 +472,8 @@ impl ConstraintSystem<Fr> for RunWriter<'_> {
         let value = f()?;
         let i = self.n.inputs;
         self.n.inputs += 1;
-        if i < self.layout.prefix.inputs {
-            self.values.prefix_inputs.push(value);
-            if self.writes_prefix {
-                // SAFETY: as for aux: the prefix's inputs, written by the first run only.
-                unsafe { self.values.out.inputs.add(i).write(value) };
-            }
-        } else {
-            let g = i + self.values.offset.inputs;
-            if g < self.values.end.inputs {
-                // SAFETY: g lies in this run's inputs, which no other thread touches.
-                unsafe { self.values.out.inputs.add(g).write(value) };
-            } else {
-                self.note_fault("input", g, self.values.end.inputs);
-            }
+        if let Err(g) = self.values.inputs.store(i, value, self.writes_prefix) {
+            self.note_fault("input", g, self.values.inputs.end);
         }
         Ok(Variable::new_unchecked(Index::Input(i)))
     }
@@ -468,9 +495,9 @@ impl ConstraintSystem<Fr> for RunWriter<'_> {
             }
             j
         } else {
-            let g = j + self.values.offset.constraints;
-            if g >= self.values.end.constraints {
-                self.note_fault("constraint", g, self.values.end.constraints);
+            let g = j + self.row_offset;
+            if g >= self.row_end {
+                self.note_fault("constraint", g, self.row_end);
                 return;
             }
             g
@@ -492,9 +519,9 @@ impl ConstraintSystem<Fr> for RunWriter<'_> {
         let vc = eval(&c, values, None, None);
         // SAFETY: g is a prefix row (first run only) or inside this run's rows.
         unsafe {
-            values.out.a.add(g).write(va);
-            values.out.b.add(g).write(vb);
-            values.out.c.add(g).write(vc);
+            self.out.a.write(g, va);
+            self.out.b.write(g, vb);
+            self.out.c.write(g, vc);
         }
     }
 

@@ -43,6 +43,28 @@ impl WitnessBuffers<'_> {
     }
 }
 
+/// The name of the first buffer in which two witnesses differ (a, b, c, inputs, aux, then
+/// the density bitmaps), or `None` where every element is equal: how a witness written
+/// another way is checked against one-piece synthesis.
+pub fn first_difference(x: &WitnessBuffers<'_>, y: &WitnessBuffers<'_>) -> Option<&'static str> {
+    let frs: [(&str, &[Fr], &[Fr]); 5] = [
+        ("a", x.a, y.a),
+        ("b", x.b, y.b),
+        ("c", x.c, y.c),
+        ("inputs", x.inputs, y.inputs),
+        ("aux", x.aux, y.aux),
+    ];
+    let bits: [(&str, &[u64], &[u64]); 3] = [
+        ("A density", x.a_aux_density, y.a_aux_density),
+        ("B input density", x.b_input_density, y.b_input_density),
+        ("B aux density", x.b_aux_density, y.b_aux_density),
+    ];
+    frs.into_iter()
+        .find(|(_, p, q)| p != q)
+        .map(|(n, _, _)| n)
+        .or_else(|| bits.into_iter().find(|(_, p, q)| p != q).map(|(n, _, _)| n))
+}
+
 /// Reads bit `i` of a density bitmap.
 #[inline]
 pub fn density_bit(bits: &[u64], i: usize) -> bool {

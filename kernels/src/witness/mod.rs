@@ -15,6 +15,6 @@ mod shape;
 mod writer;
 
 pub use blocks::{synthesize_blocks_into, BlockLayout, BlocksError};
-pub use buffers::{density_bit, density_count, OwnedWitness, WitnessBuffers};
+pub use buffers::{density_bit, density_count, first_difference, OwnedWitness, WitnessBuffers};
 pub use shape::CircuitShape;
 pub use writer::{synthesize_into, WitnessError, WitnessWriter};

@@ -123,14 +123,7 @@ impl<'c, Tree: 'static + MerkleTreeTrait> PorepCircuits<'c, Tree> {
     /// proofs, ready to synthesize) and its public inputs. Only this one partition: a 32 GiB
     /// partition's witness is ~16 GiB once synthesized.
     pub fn partition(&self, partition: usize) -> Result<PartitionCircuit<Tree>, SynthesisError> {
-        let vanilla_proof =
-            self.vanilla_proofs
-                .get(partition)
-                .ok_or_else(|| SynthesisError::NoSuchPartition {
-                    file: self.c1.file().to_path_buf(),
-                    partition,
-                    partitions: self.partitions(),
-                })?;
+        let vanilla_proof = self.vanilla_proofs_of(partition)?;
         let circuit = <Compound<Tree> as CompoundProof<Scheme<'_, Tree>, _>>::circuit(
             &self.public_inputs,
             (), // StackedCircuit has no component private inputs.
@@ -150,6 +143,19 @@ impl<'c, Tree: 'static + MerkleTreeTrait> PorepCircuits<'c, Tree> {
         })
     }
 
+    fn vanilla_proofs_of(
+        &self,
+        partition: usize,
+    ) -> Result<&'c Vec<VanillaSealProof<Tree>>, SynthesisError> {
+        self.vanilla_proofs
+            .get(partition)
+            .ok_or_else(|| SynthesisError::NoSuchPartition {
+                file: self.c1.file().to_path_buf(),
+                partition,
+                partitions: self.partitions(),
+            })
+    }
+
     /// Challenges in partition `partition` (the blocks of its circuit, one per challenge).
     pub fn challenges(&self, partition: usize) -> usize {
         self.vanilla_proofs.get(partition).map_or(0, Vec::len)
@@ -165,14 +171,7 @@ impl<'c, Tree: 'static + MerkleTreeTrait> PorepCircuits<'c, Tree> {
         partition: usize,
         run: std::ops::Range<usize>,
     ) -> Result<PorepCircuit<Tree>, SynthesisError> {
-        let vanilla_proof =
-            self.vanilla_proofs
-                .get(partition)
-                .ok_or_else(|| SynthesisError::NoSuchPartition {
-                    file: self.c1.file().to_path_buf(),
-                    partition,
-                    partitions: self.partitions(),
-                })?;
+        let vanilla_proof = self.vanilla_proofs_of(partition)?;
         let circuit_failed = |reason: String| SynthesisError::Circuit {
             file: self.c1.file().to_path_buf(),
             partition,
