@@ -9,8 +9,8 @@
 //! `blocks` blocks of identical shape that each reference only the prefix and themselves,
 //! and nothing after the last block. A PoRep partition is one: the prefix allocates
 //! replica_id, comm_d, comm_r, comm_r_last, comm_c and checks comm_r = H(comm_c ‖
-//! comm_r_last); then one block per challenge. The caller builds a sub-circuit of any run of
-//! blocks (`make(lo..hi)`: the prefix and blocks lo..hi only); a thread synthesizes its
+//! comm_r_last); then one block per challenge. The caller builds the sub-circuit of each
+//! run of blocks lo..hi (the prefix and those blocks only); a thread synthesizes its
 //! sub-circuit and moves every index past the prefix by `lo` blocks, which is where the
 //! whole circuit puts it ([`BlockLayout`]). The prefix is synthesized by every thread (its
 //! values are needed by every block) and written by the first.
