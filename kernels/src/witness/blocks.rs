@@ -30,6 +30,9 @@ use ff::Field;
 use super::writer::{eval, prepare, Assignment};
 use super::{CircuitShape, WitnessBuffers, WitnessError};
 
+/// Stack of each run's thread: 8 MiB, a Linux main thread's default.
+const RUN_STACK: usize = 8 << 20;
+
 /// Counts of constraints, inputs and aux variables (constraints without bellperson's one
 /// `input · 0 = 0` row per input; inputs with the constant ONE).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -192,13 +195,24 @@ pub fn synthesize_blocks_into<C: Circuit<Fr> + Send>(
         let (first_run, first) = jobs.next().expect("runs checked non-empty");
         for (run, circuit) in jobs {
             let out = &out;
-            handles.push(s.spawn(move || synthesize_run(circuit, run, layout, out)));
+            // The stack a main thread has (the gadgets ran there in one piece), not the
+            // 2 MiB spawned threads get by default.
+            // A thread that cannot start leaves its run unwritten: the whole is refused
+            // (synthesized in one piece by the caller), never returned part-written.
+            let thread = std::thread::Builder::new()
+                .name(format!("synthesis {run:?}"))
+                .stack_size(RUN_STACK)
+                .spawn_scoped(s, move || synthesize_run(circuit, run, layout, out))
+                .map_err(|e| {
+                    BlocksError::NotBlocks(format!("a synthesis thread did not start: {e}"))
+                });
+            handles.push(thread);
         }
         let mut all = vec![synthesize_run(first, first_run, layout, &out)];
         all.extend(
             handles
                 .into_iter()
-                .map(|h| h.join().expect("a synthesis thread panicked")),
+                .map(|h| h.and_then(|h| h.join().expect("a synthesis thread panicked"))),
         );
         all
     });
