@@ -137,6 +137,10 @@ pub enum BlocksError {
     /// another circuit): synthesize it in one piece.
     #[error("not split into blocks: {0}")]
     NotBlocks(String),
+    /// A thread did not start (resources, not the circuit): this circuit goes in one piece,
+    /// the next may split.
+    #[error("no thread for a run of blocks: {0}")]
+    NoThread(String),
     #[error(transparent)]
     Witness(#[from] WitnessError),
 }
@@ -203,9 +207,7 @@ pub fn synthesize_blocks_into<C: Circuit<Fr> + Send>(
                 .name(format!("synthesis {run:?}"))
                 .stack_size(RUN_STACK)
                 .spawn_scoped(s, move || synthesize_run(circuit, run, layout, out))
-                .map_err(|e| {
-                    BlocksError::NotBlocks(format!("a synthesis thread did not start: {e}"))
-                });
+                .map_err(|e| BlocksError::NoThread(e.to_string()));
             handles.push(thread);
         }
         let mut all = vec![synthesize_run(first, first_run, layout, &out)];

@@ -51,10 +51,6 @@ impl ThreadedSynthesis {
         }
     }
 
-    pub fn threads(&self) -> usize {
-        self.threads
-    }
-
     /// Synthesizes partition `partition` into `bufs`, a run of challenges per thread; in
     /// one piece when there is one thread, the partition has one challenge, or its circuit
     /// does not split. Writes exactly what one-piece synthesis writes.
@@ -67,9 +63,9 @@ impl ThreadedSynthesis {
     ) -> Result<(CircuitShape, Split), ThreadedError> {
         let challenges = circuits.challenges(partition);
         let why_not = if self.threads < 2 {
-            Some("one thread".to_string())
+            "one thread".to_string()
         } else if challenges < 2 {
-            Some(format!("{challenges} challenge(s)"))
+            format!("{challenges} challenge(s)")
         } else {
             match self.layout(circuits, partition)? {
                 Ok(layout) => {
@@ -82,18 +78,31 @@ impl ThreadedSynthesis {
                     match synthesize_blocks_into(runs, &layout, capacity, &mut bufs) {
                         Ok(shape) => return Ok((shape, Split::Threads(n))),
                         Err(BlocksError::Witness(e)) => return Err(e.into()),
+                        // This partition only: the next may get its threads.
+                        Err(BlocksError::NoThread(why)) => why,
                         Err(BlocksError::NotBlocks(why)) => {
-                            self.forget(circuits, partition);
-                            Some(why)
+                            self.mark_one_piece(circuits, partition);
+                            why
                         }
                     }
                 }
-                Err(why) => Some(why),
+                Err(why) => why,
             }
         };
         let whole = circuits.partition(partition)?;
         let shape = synthesize_into(whole.circuit, capacity, bufs.reborrow())?;
-        Ok((shape, Split::OnePiece(why_not.unwrap_or_default())))
+        Ok((shape, Split::OnePiece(why_not)))
+    }
+
+    /// A layout's key: the proof type and the challenges a partition.
+    fn key<Tree: 'static + MerkleTreeTrait>(
+        circuits: &PorepCircuits<'_, Tree>,
+        partition: usize,
+    ) -> (String, usize) {
+        (
+            format!("{:?}", circuits.c1().proof_type()),
+            circuits.challenges(partition),
+        )
     }
 
     fn layout<Tree: 'static + MerkleTreeTrait>(
@@ -101,18 +110,17 @@ impl ThreadedSynthesis {
         circuits: &PorepCircuits<'_, Tree>,
         partition: usize,
     ) -> Result<Result<BlockLayout, String>, SynthesisError> {
-        let challenges = circuits.challenges(partition);
-        let key = (format!("{:?}", circuits.c1().proof_type()), challenges);
+        let key = Self::key(circuits, partition);
         if let Some(known) = self.known.lock().expect("layouts lock").get(&key) {
             return Ok(known.ok_or_else(|| "its layout did not split before".to_string()));
         }
         let measured = match BlockLayout::measure(
             circuits.prefix_circuit(),
             circuits.challenge_run(partition, 0..1)?,
-            challenges,
+            key.1,
         ) {
             Ok(layout) => Ok(layout),
-            Err(BlocksError::NotBlocks(why)) => Err(why),
+            Err(BlocksError::NotBlocks(why) | BlocksError::NoThread(why)) => Err(why),
             Err(BlocksError::Witness(e)) => Err(e.to_string()),
         };
         self.known
@@ -122,16 +130,13 @@ impl ThreadedSynthesis {
         Ok(measured)
     }
 
-    /// Marks a layout that did not hold for a circuit: that circuit type goes in one piece.
-    fn forget<Tree: 'static + MerkleTreeTrait>(
+    /// Marks a circuit type whose layout did not hold: it goes in one piece from now on.
+    fn mark_one_piece<Tree: 'static + MerkleTreeTrait>(
         &self,
         circuits: &PorepCircuits<'_, Tree>,
         partition: usize,
     ) {
-        let key = (
-            format!("{:?}", circuits.c1().proof_type()),
-            circuits.challenges(partition),
-        );
+        let key = Self::key(circuits, partition);
         self.known.lock().expect("layouts lock").insert(key, None);
     }
 }
