@@ -5,7 +5,7 @@
 //! the resident prover.)
 
 use blstrs::{G1Affine, G1Projective};
-use cuzk_kernels::cuda::memory_plan::{MemoryPlan, MIN_STREAM_BYTES};
+use cuzk_kernels::cuda::memory_plan::{LagrangeBases, MemoryPlan, MIN_STREAM_BYTES};
 use cuzk_kernels::cuda::stream::{piece_count, pieces, sorted_by_base};
 use cuzk_kernels::cuda::synthetic::{
     b_g2_count, ScalarMix, SyntheticPartition, PORE_32G_AUX, PORE_32G_A_DENSITY, PORE_32G_INPUTS,
@@ -107,7 +107,7 @@ fn pieces_sum_to_the_whole_msm() {
 fn memory_plan_streams_only_when_the_key_does_not_fit() {
     let (resident, choose_for) = shape_32g();
     let (counts, g2) = (resident.counts, resident.g2_count);
-    let choose = |budget| choose_for(budget, false);
+    let choose = |budget| choose_for(budget, None);
     // An H200 holds the 32 GiB key, the spare buffers for the next partition's `a` and `b`,
     // the bases' aligned and odd pair sums and the NTT's three full tables (136.3 GiB in
     // all); a device with just less room goes without the odd pair sums, then without the
@@ -179,9 +179,9 @@ fn memory_plan_streams_only_when_the_key_does_not_fit() {
 #[test]
 fn memory_plan_takes_the_lagrange_form_before_the_odd_pair_sums() {
     let (resident, choose_for) = shape_32g();
-    let choose = |budget| choose_for(budget, true);
+    let choose = |budget| choose_for(budget, Some(LagrangeBases::WithLd));
     let spares = resident.with_spares(2);
-    let lag = spares.with_lagrange();
+    let lag = spares.with_lagrange(LagrangeBases::WithLd);
     // LD' (n points) and LC's one point more than H, and two more result slots.
     let more = lag.bytes() - spares.bytes();
     assert!(
@@ -196,14 +196,36 @@ fn memory_plan_takes_the_lagrange_form_before_the_odd_pair_sums() {
     // Just below it: the plain plans in their order (the tables are a little smaller).
     assert_eq!(choose(lag.bytes() - 1).unwrap(), spares.with_ntt_full());
     let plan = choose(40 << 30).unwrap();
-    assert!(plan.stream_bytes.is_some() && !plan.lagrange);
+    assert!(plan.stream_bytes.is_some() && plan.lagrange.is_none());
+}
+
+/// With C folded into L the Lagrange form holds LC alone (one point more than H, no LD',
+/// no result slots for c's sums): the H200's plan keeps the odd pair sums and the tables.
+#[test]
+fn memory_plan_with_c_folded_holds_one_point_more() {
+    let (resident, choose_for) = shape_32g();
+    let spares = resident.with_spares(2);
+    let folded = spares.with_lagrange(LagrangeBases::Folded);
+    let more = folded.bytes() - spares.bytes();
+    assert!((96..96 + 1024).contains(&more), "{more}");
+    let h200 = folded.with_odd_pairs().with_ntt_full();
+    assert_eq!(
+        choose_for(139 << 30, Some(LagrangeBases::Folded)).unwrap(),
+        h200
+    );
+    assert_eq!(
+        h200.g1_slots(),
+        spares.with_odd_pairs().with_ntt_full().g1_slots()
+    );
+    let plan = choose_for(40 << 30, Some(LagrangeBases::Folded)).unwrap();
+    assert!(plan.stream_bytes.is_some() && plan.lagrange.is_none());
 }
 
 /// The 32 GiB shape's resident plan, and `MemoryPlan::choose` for it (budget, Lagrange form
 /// wanted).
 fn shape_32g() -> (
     MemoryPlan,
-    impl Fn(usize, bool) -> Result<MemoryPlan, String>,
+    impl Fn(usize, Option<LagrangeBases>) -> Result<MemoryPlan, String>,
 ) {
     let scalars = (PORE_32G_INPUTS + PORE_32G_AUX).max(1 << 27);
     let a = PORE_32G_INPUTS + (PORE_32G_AUX as f64 * PORE_32G_A_DENSITY) as usize;

@@ -14,6 +14,7 @@
 //! docs/perf.md).
 
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use blstrs::{G1Affine, Scalar as Fr};
@@ -23,9 +24,11 @@ use group::prime::PrimeCurveAffine;
 
 use super::device::{self, args, DevBuf, Device};
 use super::layout::{AFFINE_BYTES, FR_BYTES, XYZZ_BYTES};
+use super::memory_plan::LagrangeBases;
 use super::GpuError;
 use crate::msm::scalars::{to_limbs, Limbs};
 use crate::ntt::{coset_generator, powers, Roots};
+use crate::witness::c_matrix::CMatrix;
 
 /// How a prover computes Σ h_i·H_i.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,9 +38,17 @@ pub enum HForm {
     /// H's bases in Lagrange form (LC, LD'), made at start when the domain is H's and the
     /// bases are resident; four transforms, a dense MSM over LC and a sparse one over LD'.
     Lagrange,
+    /// Lagrange form with C folded into L (`groth16::folded`): LC in H's place and
+    /// L' = L − Cᵀ·LD' in L's, so no sums over c's values and no LD' on the device. Needs
+    /// the circuit's C ([`set_folded_c`]); without it the prover takes [`HForm::Lagrange`].
+    Folded,
 }
 
 static H_FORM: AtomicU8 = AtomicU8::new(0);
+
+/// The circuit's C for [`HForm::Folded`] (one circuit a process: the gpu stage proves
+/// partitions of one proof type).
+static FOLDED_C: Mutex<Option<Arc<CMatrix>>> = Mutex::new(None);
 
 /// The form provers made from now on take (where they can: resident bases, H's domain).
 pub fn set_h_form(f: HForm) {
@@ -47,14 +58,33 @@ pub fn set_h_form(f: HForm) {
 pub fn h_form() -> HForm {
     match H_FORM.load(Ordering::Relaxed) {
         0 => HForm::Coefficients,
-        _ => HForm::Lagrange,
+        1 => HForm::Lagrange,
+        _ => HForm::Folded,
     }
 }
 
-/// Whether a prover of 2^max_log with `h_count` H bases takes the Lagrange form: asked for,
-/// and H is exactly a domain's n − 1 bases (LC's transform is over that domain).
-pub(crate) fn wanted(h_count: usize, max_log: u32) -> bool {
-    h_form() == HForm::Lagrange && h_count + 1 == 1usize << max_log
+/// The circuit whose C provers made from now on fold into L in [`HForm::Folded`] (its aux
+/// count must be L's, its rows at most H's domain).
+pub fn set_folded_c(c: Option<Arc<CMatrix>>) {
+    *FOLDED_C.lock().unwrap_or_else(|e| e.into_inner()) = c;
+}
+
+pub(crate) fn folded_c() -> Option<Arc<CMatrix>> {
+    FOLDED_C.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+/// Whether a prover of 2^max_log with `h_count` H bases and `l_count` L bases takes the
+/// Lagrange form, and which: asked for, and H is exactly a domain's n − 1 bases (LC's
+/// transform is over that domain); folded when asked for and C fits L and the domain.
+pub(crate) fn wanted(h_count: usize, l_count: usize, max_log: u32) -> Option<LagrangeBases> {
+    if h_form() == HForm::Coefficients || h_count + 1 != 1usize << max_log {
+        return None;
+    }
+    let fits = |c: &CMatrix| c.num_aux == l_count && c.rows <= h_count + 1;
+    match (h_form(), folded_c()) {
+        (HForm::Folded, Some(c)) if fits(&c) => Some(LagrangeBases::Folded),
+        _ => Some(LagrangeBases::WithLd),
+    }
 }
 
 /// Device bytes [`lagrange_bases`] needs for n points: the bases in, the XYZZ points the

@@ -40,9 +40,18 @@ pub struct MemoryPlan {
     pub pairs: bool,
     /// The odd pair sums P_{2i+1} + P_{2i+2} too (with `pairs` only).
     pub odd_pairs: bool,
-    /// H's bases in Lagrange form (`lagrange.rs`): LC in H's place (one point more, n) and
-    /// LD' beside it (n points), resident bases only.
-    pub lagrange: bool,
+    /// H's bases in Lagrange form (`lagrange.rs`), resident bases only: LC in H's place (one
+    /// point more, n), and LD' beside it (n points) unless C is folded into L.
+    pub lagrange: Option<LagrangeBases>,
+}
+
+/// What a plan in Lagrange form holds besides LC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LagrangeBases {
+    /// LD' and the counts of c's kinds: Σ c_j·LD'_j every partition.
+    WithLd,
+    /// Nothing: C is folded into L (`groth16::folded`; L' lies in L's place).
+    Folded,
 }
 
 impl MemoryPlan {
@@ -57,7 +66,7 @@ impl MemoryPlan {
             ntt_full: false,
             pairs: false,
             odd_pairs: false,
-            lagrange: false,
+            lagrange: None,
         }
     }
 
@@ -71,7 +80,7 @@ impl MemoryPlan {
             ntt_full: false,
             pairs: false,
             odd_pairs: false,
-            lagrange: false,
+            lagrange: None,
             ..self
         }
     }
@@ -100,16 +109,21 @@ impl MemoryPlan {
     }
 
     /// The same sizes with H's bases in Lagrange form (resident bases only).
-    pub fn with_lagrange(self) -> Self {
+    pub fn with_lagrange(self, kind: LagrangeBases) -> Self {
         MemoryPlan {
-            lagrange: true,
+            lagrange: Some(kind),
             ..self
         }
     }
 
-    /// Bytes the Lagrange form adds: LC's one point more than H, and LD'.
+    /// Bytes the Lagrange form adds: LC's one point more than H, and LD' (n points) with
+    /// the counts of c's kinds unless C is folded into L.
     pub fn lagrange_bytes(&self) -> usize {
-        (self.counts[0] + 2) * AFFINE_BYTES + 2 * 256
+        match self.lagrange {
+            None => 0,
+            Some(LagrangeBases::Folded) => AFFINE_BYTES + 256,
+            Some(LagrangeBases::WithLd) => (self.counts[0] + 2) * AFFINE_BYTES + 2 * 256,
+        }
     }
 
     /// The same sizes with the aligned and the odd pair sums.
@@ -134,7 +148,8 @@ impl MemoryPlan {
     /// With `lagrange` (H's bases in Lagrange form wanted, `lagrange::wanted`), first the
     /// plans below with it in the order they come, down to both spares and no extras: at 32
     /// GiB on an H200 it saves ~23 ms a partition for 12 GiB, more than the odd pair sums
-    /// it displaces (~6 ms; 17 ms net, docs/perf.md). Then, or without `lagrange`:
+    /// it displaces (~6 ms; 17 ms net, docs/perf.md); with C folded into L it holds one
+    /// point more than H and nothing else. Then, or without `lagrange`:
     /// the resident plan with both spare buffers, the aligned and odd pair sums and the NTT's
     /// full tables when they fit in `budget` bytes, else without the odd pair sums, else
     /// without the tables, else without any pair sums (with the tables, then without), else
@@ -151,7 +166,7 @@ impl MemoryPlan {
         counts: [usize; 4],
         g2_count: usize,
         budget: usize,
-        lagrange: bool,
+        lagrange: Option<LagrangeBases>,
     ) -> Result<Self, String> {
         let resident = Self::resident(max_log, max_scalars, counts, g2_count);
         let spares = resident.with_spares(2);
@@ -163,7 +178,10 @@ impl MemoryPlan {
             (true, spares.with_ntt_full()),
             (true, spares),
         ];
-        let with_lagrange = plain.map(|(w, p)| (w && lagrange, p.with_lagrange()));
+        let with_lagrange = plain.map(|(w, p)| match lagrange {
+            Some(kind) => (w, p.with_lagrange(kind)),
+            None => (false, p),
+        });
         let last = [(true, resident.with_spares(1)), (true, resident)];
         let fits = with_lagrange
             .into_iter()
@@ -242,7 +260,12 @@ impl MemoryPlan {
     /// Result slots of the G1 MSMs (all pieces of H, L, A, B_G1).
     pub fn g1_slots(&self) -> usize {
         // The Lagrange form's two sums over LD' (c's small and wide values) in one piece each.
-        (self.pieces()[..4].iter().sum::<usize>() + if self.lagrange { 2 } else { 0 }) * SLOT
+        let c_sums = if self.lagrange == Some(LagrangeBases::WithLd) {
+            2
+        } else {
+            0
+        };
+        (self.pieces()[..4].iter().sum::<usize>() + c_sums) * SLOT
     }
 
     /// Everything the prover allocates, with room to align each buffer to 256 bytes.
@@ -282,7 +305,7 @@ impl MemoryPlan {
             } else {
                 0
             }
-            + if self.lagrange {
+            + if self.lagrange.is_some() {
                 self.lagrange_bytes() + 256
             } else {
                 0

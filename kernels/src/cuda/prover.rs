@@ -17,16 +17,19 @@ mod timings;
 use std::time::{Duration, Instant};
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
+use group::prime::PrimeCurveAffine;
+use group::Group;
 
 use super::device::{DevBuf, Device, Event};
 use super::lagrange::{self, CKinds};
 use super::layout::{Xyzz, Xyzz2, G2_AFFINE_BYTES};
-use super::memory_plan::{MemoryPlan, SLOT};
+use super::memory_plan::{LagrangeBases, MemoryPlan, SLOT};
 use super::msm::{MsmWork, PairSums};
 use super::ntt::{self, NttTables};
 use super::staged_upload::{self, Staging};
 use super::stream::StreamBuffers;
 use super::GpuError;
+use crate::groth16::folded::{fold_c_into_l, inputs_q_sum};
 use crate::msm::scalars::Limbs;
 use crate::msm::PlanRef;
 pub use ceilings::{Ceiling, FLOOR_RATE};
@@ -133,11 +136,25 @@ struct G2Part {
     results: DevBuf,
 }
 
-/// H's bases in Lagrange form (`lagrange.rs`): LD' (LC lies where H would), and where
-/// h_c_kinds counts c's kinds for the host.
+/// H's bases in Lagrange form (`lagrange.rs`; LC lies where H would): LD' and c's kinds'
+/// counts, or, with C folded into L (L' where L would lie), the inputs' Q on the host.
 pub(crate) struct LagrangeBufs {
+    c_part: Option<CPart>,
+    q_inputs: Vec<G1Affine>,
+}
+
+/// LD', and where h_c_kinds counts c's kinds for the host.
+pub(crate) struct CPart {
     ld: DevBuf,
     counts: DevBuf,
+}
+
+/// What `build` makes on the host before uploading: LC, and LD' or (C folded into L) L'
+/// and the inputs' Q.
+struct Made {
+    lc: Vec<G1Affine>,
+    ld: Option<Vec<G1Affine>>,
+    folded: Option<(Vec<G1Affine>, Vec<G1Affine>)>,
 }
 
 pub struct GpuProver {
@@ -194,7 +211,7 @@ pub(crate) enum Planning {
     /// `lagrange`: H's bases in Lagrange form when they fit (`lagrange::wanted`).
     Fit {
         limit: Option<usize>,
-        lagrange: bool,
+        lagrange: Option<LagrangeBases>,
     },
     Stream(usize),
 }
@@ -267,12 +284,12 @@ impl GpuProver {
             Some(b) => Planning::Stream(b),
             None => Planning::Fit {
                 limit,
-                lagrange: lagrange::wanted(bases.h.len(), max_domain_log2),
+                lagrange: lagrange::wanted(bases.h.len(), bases.l.len(), max_domain_log2),
             },
         };
         // H's bases in Lagrange form, made on the device once the plan has room for them
         // and before its allocation (the transform needs memory of its own).
-        let mut made: Option<(Vec<G1Affine>, Vec<G1Affine>)> = None;
+        let mut made: Option<Made> = None;
         let p = Self::allocate(
             ordinal,
             max_domain_log2,
@@ -281,37 +298,69 @@ impl GpuProver {
             g2_count,
             how,
             &mut |dev, plan| {
-                if plan.lagrange {
+                if let Some(kind) = plan.lagrange {
                     let (lc, ld, took) = lagrange::lagrange_bases(dev, bases.h)?;
                     eprintln!(
                         "cuzk-kernels: H's {} bases put in Lagrange form in {:.1} s",
                         bases.h.len(),
                         took.as_secs_f64()
                     );
-                    made = Some((lc, ld));
+                    made = Some(match (kind, lagrange::folded_c()) {
+                        (LagrangeBases::Folded, Some(c)) => {
+                            let started = Instant::now();
+                            let folded = fold_c_into_l(bases.l, &c, &ld);
+                            eprintln!(
+                                "cuzk-kernels: C ({} entries) folded into L's {} bases in {:.1} s",
+                                c.entries.len(),
+                                bases.l.len(),
+                                started.elapsed().as_secs_f64()
+                            );
+                            Made {
+                                lc,
+                                ld: None,
+                                folded: Some(folded),
+                            }
+                        }
+                        _ => Made {
+                            lc,
+                            ld: Some(ld),
+                            folded: None,
+                        },
+                    });
                 }
                 Ok(())
             },
         )?;
+        let mut p = p;
+        if let (Some(lb), Some((_, q_in))) = (
+            p.lagrange.as_mut(),
+            made.as_mut().and_then(|m| m.folded.as_mut()),
+        ) {
+            lb.q_inputs = std::mem::take(q_in);
+        }
         if p.stream.is_none() {
             // Large resident uploads (the SRS) go through page-locked staging buffers; small
             // ones, or where the staging cannot be page-locked, copy from pageable memory.
-            // In Lagrange form LC goes where H would, LD' beside.
-            let first = made.as_ref().map_or(bases.h, |(lc, _)| &lc[..]);
-            let g1 = [first, bases.l, bases.a, bases.b_g1];
+            // In Lagrange form LC goes where H would, LD' beside (or L' where L would).
+            let first = made.as_ref().map_or(bases.h, |m| &m.lc[..]);
+            let ld = made.as_ref().and_then(|m| m.ld.as_deref());
+            let l = made
+                .as_ref()
+                .and_then(|m| m.folded.as_ref())
+                .map_or(bases.l, |(l, _)| &l[..]);
+            let g1 = [first, l, bases.a, bases.b_g1];
             let total = g1.iter().map(|v| std::mem::size_of_val(*v)).sum::<usize>()
                 + bases.b_g2.map_or(0, std::mem::size_of_val)
-                + made
-                    .as_ref()
-                    .map_or(0, |(_, ld)| std::mem::size_of_val(&ld[..]));
+                + ld.map_or(0, std::mem::size_of_val);
             let mut staging = (total >= staged_upload::MIN_BYTES && staging_wanted())
                 .then(|| Staging::new(&p.dev, ordinal).ok())
                 .flatten();
             for (buf, v) in p.bases.iter().zip(g1) {
                 upload_bases(&p.dev, staging.as_mut(), buf.ptr, buf.bytes, v)?;
             }
-            if let (Some(lb), Some((_, ld))) = (&p.lagrange, &made) {
-                upload_bases(&p.dev, staging.as_mut(), lb.ld.ptr, lb.ld.bytes, ld)?;
+            if let (Some(cp), Some(ld)) = (p.lagrange.as_ref().and_then(|l| l.c_part.as_ref()), ld)
+            {
+                upload_bases(&p.dev, staging.as_mut(), cp.ld.ptr, cp.ld.bytes, ld)?;
             }
             if let (Some(part), Some(g2)) = (&p.g2, bases.b_g2) {
                 upload_bases(
@@ -380,9 +429,24 @@ impl GpuProver {
         self.bases[set as usize]
     }
 
-    /// LD' when H's MSM is in Lagrange form.
+    /// LD' when H's MSM is in Lagrange form with sums over c's values.
     pub(crate) fn lagrange_ld_buf(&self) -> Option<DevBuf> {
-        self.lagrange.as_ref().map(|l| l.ld)
+        self.lagrange
+            .as_ref()
+            .and_then(|l| l.c_part.as_ref().map(|c| c.ld))
+    }
+
+    /// Synthetic provers (speed only): the inputs' Q of a prover with C folded into L, all O.
+    pub(crate) fn set_synthetic_q_inputs(&mut self, inputs: usize) {
+        if let Some(lb) = self.lagrange.as_mut().filter(|l| l.c_part.is_none()) {
+            lb.q_inputs = vec![G1Affine::identity(); inputs];
+        }
+    }
+
+    /// Whether C is folded into L (`HForm::Folded`): `prove` reads no c, and its L sum is
+    /// ΣL + ΣH's C part (only their sum is ΣH + ΣL).
+    pub fn c_folded_into_l(&self) -> bool {
+        self.lagrange.as_ref().is_some_and(|l| l.c_part.is_none())
     }
 
     /// Whether H's MSM is in Lagrange form (for partitions of H's domain).
@@ -516,7 +580,12 @@ impl GpuProver {
         // H's MSM in Lagrange form when this prover holds LC and LD' (lagrange.rs; only for
         // partitions of H's domain): A and B to the coset, C's values to scalars listed by
         // kind; else the coefficient form (`ntt::quotient`).
-        let lagrange = self.lagrange.as_ref().map(|lb| (lb.ld, lb.counts));
+        // Some(None): C folded into L (no c, no sums over its values).
+        let lagrange = self
+            .lagrange
+            .as_ref()
+            .map(|lb| lb.c_part.as_ref().map(|c| (c.ld, c.counts)));
+        let folded = matches!(lagrange, Some(None));
         if lagrange.is_some() && log_n != self.plan.max_log {
             // It holds LC where H would lie: the coefficient form would read the wrong bases.
             return Err(GpuError::Input(format!(
@@ -529,7 +598,7 @@ impl GpuProver {
             .into_iter()
             .enumerate()
         {
-            if i >= ahead_n {
+            if i >= ahead_n && !(i == 2 && folded) {
                 d.upload(x, self.abc[i].bytes, v, cs)?;
             }
             ev.record(cs)?;
@@ -539,7 +608,8 @@ impl GpuProver {
             match (i, lagrange) {
                 (0 | 1, _) => ntt::to_coset(d, &self.tables, log_n, x, s)?,
                 (_, None) => cc = ntt::to_coefficients(d, &self.tables, log_n, x, s)?,
-                (_, Some((_, counts))) => {
+                (_, Some(None)) => lagrange::enqueue_coset_scalars(d, log_n, a, b, a)?,
+                (_, Some(Some((_, counts)))) => {
                     lagrange::enqueue_coset_scalars(d, log_n, a, b, a)?;
                     // The lists go in the scratch buffer, which the transforms are done with.
                     lagrange::enqueue_c_kinds(d, log_n, c, kinds, counts.ptr)?;
@@ -586,7 +656,7 @@ impl GpuProver {
         // Lagrange form: Σ_j c_j·LD'_j in two result slots (prover/lagrange_sums.rs),
         // subtracted from LC's sum below.
         let mut c_sum_at = None;
-        if let Some((ld, counts)) = lagrange {
+        if let Some(Some((ld, counts))) = lagrange {
             e_c_sum.record(ks)?;
             let w = self.enqueue_c_sums(ld, counts, kinds, c, first, e_kinds)?;
             c_sum_at = Some((first, w));
@@ -682,6 +752,12 @@ impl GpuProver {
         if let Some((_, at)) = &g2 {
             d.download(&mut out2, *at, ks)?;
         }
+        // C folded into L: the inputs' part of Σ c_j·LD'_j, Σ_in z_k·Q_k, on the host while
+        // the device works (a few hundred terms; groth16::folded).
+        let q_inputs_sum = match &self.lagrange {
+            Some(lb) if folded => inputs_q_sum(&lb.q_inputs, p.scalars).map_err(GpuError::Input)?,
+            _ => G1Projective::identity(),
+        };
         d.sync(ks)?;
         d.sync(cs)?;
         let t_fin = Instant::now();
@@ -692,18 +768,19 @@ impl GpuProver {
         if let Some((at, w)) = c_sum_at {
             sums[0] -= lagrange_sums::c_sum(w, &out[at * SLOT..]);
         }
+        sums[1] -= q_inputs_sum;
         let b_g2 = g2.map(|(w, _)| combine_pieces(&w, &out2));
         let ms = |a: &Event, b: &Event| a.ms_to(b).map(|v| Duration::from_secs_f64(v as f64 / 1e3));
         // msm_l counts from the end of H, so it includes any wait for the plan uploads.
         let t = GpuTimings {
             upload: ms(e_up0, e_rest)?,
             ntt: ms(e_k0, e_ntt)?,
-            msm_h: if lagrange.is_some() {
+            msm_h: if c_sum_at.is_some() {
                 ms(e_ntt, e_c_sum)?
             } else {
                 ms(e_ntt, e_h)?
             },
-            msm_c: if lagrange.is_some() {
+            msm_c: if c_sum_at.is_some() {
                 ms(e_c_sum, e_h)?
             } else {
                 Duration::ZERO

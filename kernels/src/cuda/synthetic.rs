@@ -266,20 +266,24 @@ impl GpuProver {
             return Err(GpuError::TooLarge(format!("{total} synthetic points")));
         }
         let g2_count = if b_g2 { counts[3] } else { 0 };
-        let p = Self::allocate(
+        let mut p = Self::allocate(
             ordinal,
             max_log,
             max_scalars,
             counts,
             g2_count,
-            // In Lagrange form LC and LD' are made below like the other vectors (random
-            // points: speed only), not from H.
+            // In Lagrange form LC and LD' (or L') are made below like the other vectors
+            // (random points: speed only), not from H.
             super::prover::Planning::Fit {
                 limit: None,
-                lagrange: super::lagrange::wanted(counts[0], max_log),
+                lagrange: super::lagrange::wanted(counts[0], counts[1], max_log),
             },
             &mut |_, _| Ok(()),
         )?;
+        // C folded into L: the inputs' Q left at O (random L' is as fast as a folded one).
+        if let Some(c) = super::lagrange::folded_c() {
+            p.set_synthetic_q_inputs(c.num_inputs);
+        }
         if p.streams_bases() {
             return Err(GpuError::OutOfMemory(format!(
                 "synthetic bases are made on the device and must stay there: {counts:?} do not fit"

@@ -1,5 +1,6 @@
 //! `cuzk-gpu-check correctness`: every kernel against the CPU on fresh random inputs.
 
+use super::folded::{folded_check, Wanted};
 use super::*;
 
 pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Result<(), GpuError> {
@@ -401,6 +402,15 @@ pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Resu
         );
         upload_ahead_check(&mut lp, &part, seed ^ 0x1a, rep, cpu_h)?;
         drop(lp);
+        // And with C folded into L (a random C; the prover reads no c).
+        let want = Wanted {
+            h_of: &cpu_h,
+            l: want_l,
+            a: want_a,
+            b: want_b,
+            b_g2: want_b_g2,
+        };
+        folded_check(&part, srs, log, seed ^ 0xf0 ^ log as u64, &want, rep)?;
         // The same partition with the bases streamed through two 1 MiB buffers: every MSM
         // in pieces of 10922 G1 / 5461 G2 bases (the path of a device too small for the key).
         let mut sp = GpuProver::streaming(0, log, part.scalars.len(), srs, 1 << 20)?;

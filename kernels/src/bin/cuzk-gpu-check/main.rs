@@ -20,13 +20,15 @@
 //! floors of docs/perf.md count with.
 //! `cuzk-gpu-check lagrange`: H's bases in Lagrange form made on the device against the CPU
 //! reference, and the transform timed 2^16..2^22 (`CUZK_H_FORM=lagrange` makes the timing
-//! modes' provers take that form; `correctness` checks both forms).
+//! modes' provers take that form, `=folded` the form with C folded into L; `correctness`
+//! checks all three).
 //! Results: a table on stdout (last) and in `$OUT/<mode>.txt` when OUT is set.
 
 // One file per mode; the imports and helpers below are shared by all of them (each mode
 // module takes them with `use super::*`).
 mod ceilings;
 mod correctness;
+mod folded;
 mod g2;
 mod lagrange;
 mod scale;
@@ -217,9 +219,18 @@ fn main() {
     }
     // `CUZK_H_FORM=lagrange`: provers made by the timing modes hold H's bases in Lagrange
     // form (`correctness` checks both forms whatever this says).
-    if std::env::var("CUZK_H_FORM").as_deref() == Ok("lagrange") {
-        set_h_form(HForm::Lagrange);
-        println!("H in Lagrange form");
+    match std::env::var("CUZK_H_FORM").as_deref() {
+        Ok("lagrange") => {
+            set_h_form(HForm::Lagrange);
+            println!("H in Lagrange form");
+        }
+        // C folded into L: the synthetic provers' L' is random like L (scale sets a C
+        // without entries of the partition's shape: speed only).
+        Ok("folded") => {
+            set_h_form(HForm::Folded);
+            println!("H in Lagrange form, C folded into L");
+        }
+        _ => {}
     }
     let t = Instant::now();
     let res = match mode {

@@ -15,6 +15,15 @@ pub(crate) fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
     );
     let t_part = ms(t.elapsed());
     let counts = part.base_counts;
+    if cuzk_kernels::cuda::h_form() == HForm::Folded {
+        // A C of the partition's shape without entries: L' = L (random points either way).
+        let c = cuzk_kernels::witness::c_matrix::CMatrix {
+            num_inputs: synthetic::PORE_32G_INPUTS,
+            num_aux: counts[1],
+            ..Default::default()
+        };
+        cuzk_kernels::cuda::set_folded_c(Some(std::sync::Arc::new(c)));
+    }
     let (mut gpu, t_srs) =
         GpuProver::new_synthetic(0, 27, part.scalars.len().max(1 << 27), counts, true, seed)?;
     println!("device: {}", gpu.describe());

@@ -4,12 +4,12 @@
 
 use super::super::device::{self, DevBuf};
 use super::super::layout::{AFFINE_BYTES, FR_BYTES, G2_AFFINE_BYTES, XYZZ2_BYTES, XYZZ_BYTES};
-use super::super::memory_plan::{gib, MemoryPlan, SLOT};
+use super::super::memory_plan::{gib, LagrangeBases, MemoryPlan, SLOT};
 use super::super::msm::{self, Curve, MsmWork, PairSums};
 use super::super::ntt::{self, NttTables};
 use super::super::stream::StreamBuffers;
 use super::super::GpuError;
-use super::{G2Part, GpuProver, LagrangeBufs, Planning};
+use super::{CPart, G2Part, GpuProver, LagrangeBufs, Planning};
 
 impl GpuProver {
     /// Opens the device and carves every buffer (the bases are uploaded by the caller, or
@@ -57,7 +57,7 @@ impl GpuProver {
         dev.allocate(plan.bytes())?;
         let empty = DevBuf { ptr: 0, bytes: 0 };
         // In Lagrange form the first vector is LC: n points, one more than H.
-        let first_extra = usize::from(plan.lagrange);
+        let first_extra = usize::from(plan.lagrange.is_some());
         let (bases, stream) = match plan.stream_bytes {
             None => {
                 let mut i = 0;
@@ -90,9 +90,13 @@ impl GpuProver {
         let (g1_terms, g2_terms) = plan.max_terms();
         let work = MsmWork::carve(&mut dev, g1_terms);
         let results = dev.carve(plan.g1_slots() * XYZZ_BYTES);
-        let lagrange = plan.lagrange.then(|| LagrangeBufs {
-            ld: dev.carve((counts[0] + 1) * AFFINE_BYTES),
-            counts: dev.carve(16),
+        let lagrange = plan.lagrange.map(|kind| LagrangeBufs {
+            c_part: (kind == LagrangeBases::WithLd).then(|| CPart {
+                ld: dev.carve((counts[0] + 1) * AFFINE_BYTES),
+                counts: dev.carve(16),
+            }),
+            // Filled by `build` once C is folded (on the host, from LD').
+            q_inputs: Vec::new(),
         });
         let g2 = (g2_count > 0).then(|| G2Part {
             bases: if stream.is_some() {

@@ -81,6 +81,17 @@ impl GpuProver {
                 self.plan.max_scalars
             ));
         }
+        // C folded into L: the scalars are the inputs C was folded with, then L's aux.
+        if let Some(lb) = self.lagrange.as_ref().filter(|l| l.c_part.is_none()) {
+            if p.scalars.len() != lb.q_inputs.len() + self.plan.counts[1] {
+                return Err(GpuError::Input(format!(
+                    "{} scalars; C was folded into L for {} inputs and {} aux",
+                    p.scalars.len(),
+                    lb.q_inputs.len(),
+                    self.plan.counts[1]
+                )));
+            }
+        }
         for (i, (plan, name)) in named_plans(p).iter().enumerate() {
             let cap = self.plan.counts[i + 1];
             if plan.terms.len() + plan.ones.len() > cap {

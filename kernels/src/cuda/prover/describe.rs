@@ -1,7 +1,7 @@
 //! What a prover's memory plan took, in one line: what the gpu stage logs once per proving
 //! key (operators size devices by it) and the device checks print.
 
-use super::super::memory_plan::gib;
+use super::super::memory_plan::{gib, LagrangeBases};
 use super::GpuProver;
 
 impl GpuProver {
@@ -22,7 +22,9 @@ impl GpuProver {
                 None => "resident".to_string(),
                 Some(s) => format!("streamed through 2 x {} MiB", s >> 20),
             },
-            if self.plan.lagrange {
+            if self.plan.lagrange == Some(LagrangeBases::Folded) {
+                "in Lagrange form with C folded into L (LC, L')".into()
+            } else if self.plan.lagrange.is_some() {
                 format!(
                     "in Lagrange form (LC, LD', {:.1} GiB more)",
                     gib(self.plan.lagrange_bytes())
