@@ -14,6 +14,7 @@ use cuzk_kernels::cuda::{GpuPartition, GpuProver, ResidentBases};
 use cuzk_kernels::groth16::steps::{self, Densities};
 use cuzk_kernels::groth16::{combine, MsmResults};
 use cuzk_kernels::srs::{Srs, Validation};
+use cuzk_kernels::witness::c_matrix::CMatrix;
 use cuzk_kernels::witness::{CircuitShape, OwnedWitness};
 use cuzk_synthesis::{
     params_path, with_porep_circuits, CircuitsVisitor, PorepCircuits, Split, ThreadedSynthesis,
@@ -34,9 +35,10 @@ pub struct BenchGpuArgs {
     /// GPU runs per partition (the first includes warm-up); the best is reported.
     #[arg(long, default_value_t = 3)]
     pub runs: usize,
-    /// H's MSM in Lagrange form (H's bases transformed on the device first), as the gpu
-    /// stage takes it from the same variable.
-    #[arg(long, env = "CUZK_GPU_H_FORM", default_value = "coefficients", value_parser = ["coefficients", "lagrange"])]
+    /// H's MSM in Lagrange form (H's bases transformed on the device first), or in that form
+    /// with C folded into L (`folded`: C recorded from the blank circuit of the C1's proof
+    /// type), as the gpu stage takes it from the same variable.
+    #[arg(long, env = "CUZK_GPU_H_FORM", default_value = "coefficients", value_parser = ["coefficients", "lagrange", "folded"])]
     pub h_form: String,
 }
 
@@ -45,10 +47,10 @@ fn ms(d: Duration) -> f64 {
 }
 
 pub fn run(args: &BenchGpuArgs) -> Result<()> {
-    cuzk_kernels::cuda::set_h_form(if args.h_form == "lagrange" {
-        cuzk_kernels::cuda::HForm::Lagrange
-    } else {
-        cuzk_kernels::cuda::HForm::Coefficients
+    cuzk_kernels::cuda::set_h_form(match args.h_form.as_str() {
+        "lagrange" => cuzk_kernels::cuda::HForm::Lagrange,
+        "folded" => cuzk_kernels::cuda::HForm::Folded,
+        _ => cuzk_kernels::cuda::HForm::Coefficients,
     });
     let c1 = C1Input::read(&args.c1.c1, args.c1.given_ids())?;
     let proofs = with_porep_circuits(&c1, Compare { args })??;
@@ -83,6 +85,17 @@ impl CircuitsVisitor for Compare<'_> {
             num_aux: srs.l.len(),
         };
         let mut witness = OwnedWitness::new(capacity);
+        if self.args.h_form == "folded" {
+            // C of the proof type's circuit, read from its blank circuit once.
+            let started = Instant::now();
+            let c = CMatrix::record(circuits.blank_circuit())?;
+            println!(
+                "C recorded from the blank circuit: {} entries in {:.0} ms",
+                c.entries.len(),
+                ms(started.elapsed())
+            );
+            cuzk_kernels::cuda::set_folded_c(Some(std::sync::Arc::new(c)));
+        }
         let started = Instant::now();
         let mut gpu = GpuProver::new(
             self.args.device,
@@ -170,12 +183,15 @@ impl CircuitsVisitor for Compare<'_> {
                 &mut times,
             );
             let t_cpu = started.elapsed();
-            for (name, ours, theirs) in [
-                ("H", g.h, cpu.h),
-                ("L", g.l, cpu.l),
-                ("A", g.a, cpu.a),
-                ("B_G1", g.b_g1, cpu.b_g1),
-            ] {
+            // With C folded into L only H's and L's sum is ΣH + ΣL (groth16::folded).
+            let folded = gpu.c_folded_into_l();
+            let mut checks = if folded {
+                vec![("H + L", g.h + g.l, cpu.h + cpu.l)]
+            } else {
+                vec![("H", g.h, cpu.h), ("L", g.l, cpu.l)]
+            };
+            checks.extend([("A", g.a, cpu.a), ("B_G1", g.b_g1, cpu.b_g1)]);
+            for (name, ours, theirs) in checks {
                 if ours != theirs {
                     bail!("partition {k}: {name} from the GPU differs from the CPU's");
                 }
@@ -213,12 +229,14 @@ impl CircuitsVisitor for Compare<'_> {
             // In Lagrange form: A and B to the coset and c's values sorted by kind, then the
             // MSM over LC and the sums over LD' (docs/gpu.md "H in Lagrange form").
             let lagrange = gpu.h_in_lagrange_form();
-            let (ntt_step, h_step) = if lagrange {
-                ("GPU 4 NTTs + c's kinds", "GPU MSM H (over LC)")
+            let (ntt_step, h_step, l_step) = if folded {
+                ("GPU 4 NTTs", "GPU MSM H (over LC)", "GPU MSM L (over L')")
+            } else if lagrange {
+                ("GPU 4 NTTs + c's kinds", "GPU MSM H (over LC)", "GPU MSM L")
             } else {
-                ("GPU 6 NTTs + H", "GPU MSM H")
+                ("GPU 6 NTTs + H", "GPU MSM H", "GPU MSM L")
             };
-            let c_row = lagrange.then_some(("GPU sums over LD' (c)", t.msm_c));
+            let c_row = (lagrange && !folded).then_some(("GPU sums over LD' (c)", t.msm_c));
             for (step, d) in [
                 (synth_step.as_str(), t_synth),
                 ("prep_msm (CPU)", t_prep),
@@ -230,7 +248,7 @@ impl CircuitsVisitor for Compare<'_> {
             .into_iter()
             .chain(c_row)
             .chain([
-                ("GPU MSM L", t.msm_l),
+                (l_step, t.msm_l),
                 ("GPU MSM A", t.msm_a),
                 ("GPU MSM B_G1", t.msm_b_g1),
                 ("GPU MSM B_G2", t.msm_b_g2),
