@@ -11,9 +11,11 @@
 
 mod cpu;
 mod cuda;
+mod folded_c;
 
 pub use cpu::CpuDevice;
 pub use cuda::{CudaDevice, DeviceError};
+pub use folded_c::FoldedC;
 
 use std::time::Duration;
 

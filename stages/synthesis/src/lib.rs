@@ -2,6 +2,7 @@
 //! time, with the public inputs its proof must verify against, and its synthesis through the
 //! project's own constraint system (`cuzk_kernels::witness`) into caller buffers.
 
+pub mod c_matrix;
 pub mod circuits;
 pub mod dispatch;
 pub mod error;
@@ -10,6 +11,7 @@ pub mod slot;
 pub mod threads;
 pub mod witness;
 
+pub use c_matrix::record_c;
 pub use circuits::{PartitionCircuit, PorepCircuit, PorepCircuits};
 pub use dispatch::{with_porep_circuits, CircuitsVisitor};
 pub use error::SynthesisError;

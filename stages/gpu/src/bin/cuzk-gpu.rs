@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Parser;
-use cuzk_gpu::{prove_slot, CpuDevice, CudaDevice, DeviceError, PartitionDevice};
+use cuzk_gpu::{prove_slot, CpuDevice, CudaDevice, DeviceError, FoldedC, PartitionDevice};
 use cuzk_shm_layout::timeline::names;
 use cuzk_shm_layout::{At, SlotClaim, SlotState, Stage};
 use cuzk_stage_common::pass_through::{live_job, ms};
@@ -30,7 +30,9 @@ struct Args {
     /// How H's MSM is formed on a CUDA device: `coefficients` (six transforms, a dense MSM
     /// over H's bases) or `lagrange` (H's bases put in Lagrange form on the device when the
     /// prover starts: four transforms, a dense MSM and a sparse one; ~17 ms less a 32 GiB
-    /// partition on an H200, but the start takes ~10 min more there, docs/operations.md).
+    /// partition on an H200, but the start takes ~10 min more there, docs/operations.md),
+    /// or `folded` (Lagrange form with the circuit's C folded into L: no sparse MSM; not
+    /// yet measured on the H200, docs/gpu.md "C folded into L").
     #[arg(long, env = "CUZK_GPU_H_FORM", default_value = "coefficients")]
     h_form: HFormArg,
 }
@@ -39,6 +41,7 @@ struct Args {
 enum HFormArg {
     Coefficients,
     Lagrange,
+    Folded,
 }
 
 fn main() -> ExitCode {
@@ -49,6 +52,7 @@ fn run(args: Args) -> Result<()> {
     cuzk_kernels::cuda::set_h_form(match args.h_form {
         HFormArg::Coefficients => cuzk_kernels::cuda::HForm::Coefficients,
         HFormArg::Lagrange => cuzk_kernels::cuda::HForm::Lagrange,
+        HFormArg::Folded => cuzk_kernels::cuda::HForm::Folded,
     });
     let rt = StageRuntime::start(args.stage, Stage::Gpu)?;
     let to_epilogue = rt.control.sender(SlotState::Proved)?;
@@ -61,6 +65,8 @@ fn run(args: Args) -> Result<()> {
     // GPU errors per (job, partition): a partition is retried on a device error, and its
     // job fails after the third.
     let mut device_errors: std::collections::HashMap<(u64, u32), u32> = Default::default();
+    // With C folded into L, the jobs' circuit's C, set before their prover is made.
+    let mut folded_c = matches!(args.h_form, HFormArg::Folded).then(FoldedC::default);
     eprintln!("cuzk-gpu: serving on {}", device.describe());
     let mut work = |claim: SlotClaim<'_>, ahead: &mut Lookahead<'_, '_>| -> Result<()> {
         let Some((job, mut claim)) = live_job(&rt, claim, &to_epilogue)? else {
@@ -72,6 +78,9 @@ fn run(args: Args) -> Result<()> {
             .decode_job::<JobSpec>()
             .map_err(anyhow::Error::from)
             .and_then(|spec| {
+                if let Some(f) = folded_c.as_mut() {
+                    f.ensure(&spec)?;
+                }
                 let b_g2 = spec.b_g2_in(BG2Stage::Gpu);
                 prove_slot(
                     device.as_mut(),

@@ -1,0 +1,60 @@
+//! C for H in Lagrange form with C folded into L (`CUZK_GPU_H_FORM=folded`; docs/gpu.md
+//! "C folded into L"): the gpu process records the circuit's C from the blank circuit of
+//! its jobs' proof type before the first prover for their parameters is made, and again
+//! only when a job brings other parameters. A synthetic job gets a C of its shape without
+//! entries (L' = L: its bases are random points, the speed is the same).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use cuzk_c1::{C1Input, GivenIds};
+use cuzk_kernels::cuda::set_folded_c;
+use cuzk_kernels::synthetic::SyntheticShape;
+use cuzk_kernels::witness::c_matrix::CMatrix;
+use cuzk_stage_common::JobSpec;
+
+/// The parameters whose circuit's C the process has set (`set_folded_c`).
+#[derive(Default)]
+pub struct FoldedC {
+    params: Option<PathBuf>,
+}
+
+impl FoldedC {
+    /// Sets C for `spec`'s parameters unless it is set already.
+    pub fn ensure(&mut self, spec: &JobSpec) -> Result<()> {
+        if self.params.as_ref() == Some(&spec.params_path) {
+            return Ok(());
+        }
+        let started = Instant::now();
+        let c = match &spec.synthetic {
+            Some(s) => {
+                let shape = SyntheticShape::by_name(&s.synthetic)
+                    .with_context(|| format!("no synthetic shape {:?}", s.synthetic))?;
+                CMatrix {
+                    num_inputs: shape.num_inputs,
+                    num_aux: shape.num_aux,
+                    ..Default::default()
+                }
+            }
+            None => {
+                let ids = GivenIds {
+                    miner_id: spec.miner_id,
+                    sector_num: spec.sector_num,
+                };
+                let c1 = C1Input::read(&spec.c1_path, ids)?;
+                cuzk_synthesis::record_c(&c1)?
+            }
+        };
+        eprintln!(
+            "cuzk-gpu: C of {} recorded from the blank circuit ({} entries) in {:.1} s; folded into L when the prover starts",
+            spec.params_path.display(),
+            c.entries.len(),
+            started.elapsed().as_secs_f64()
+        );
+        set_folded_c(Some(Arc::new(c)));
+        self.params = Some(spec.params_path.clone());
+        Ok(())
+    }
+}
