@@ -59,7 +59,7 @@ const DRIVER: &str = include_str!("cuda_on_host/driver.cpp");
 
 /// The sources the driver uses, in the order NVRTC sees them (ntt.cu, srs.cu, selftest.cu
 /// are not needed).
-const LAYERS: [&str; 9] = [
+const LAYERS: [&str; 10] = [
     "field.cuh",
     "bls12_381.cuh",
     "shoup.cuh",
@@ -69,6 +69,7 @@ const LAYERS: [&str; 9] = [
     "pairs.cu",
     "ec_dft.cu",
     "h_lagrange.cu",
+    "c_fold.cu",
 ];
 
 /// Builds the driver in `dir`. A missing C++ compiler fails the test: the check must run

@@ -8,6 +8,7 @@
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
+mod c_fold;
 mod device;
 mod error;
 mod host_pin;

@@ -20,6 +20,7 @@ use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
 use group::prime::PrimeCurveAffine;
 use group::Group;
 
+use super::c_fold;
 use super::device::{DevBuf, Device, Event};
 use super::lagrange::{self, CKinds};
 use super::layout::{Xyzz, Xyzz2, G2_AFFINE_BYTES};
@@ -29,7 +30,7 @@ use super::ntt::{self, NttTables};
 use super::staged_upload::{self, Staging};
 use super::stream::StreamBuffers;
 use super::GpuError;
-use crate::groth16::folded::{fold_c_into_l, inputs_q_sum};
+use crate::groth16::folded::inputs_q_sum;
 use crate::msm::scalars::Limbs;
 use crate::msm::PlanRef;
 pub use ceilings::{Ceiling, FLOOR_RATE};
@@ -307,18 +308,17 @@ impl GpuProver {
                     );
                     made = Some(match (kind, lagrange::folded_c()) {
                         (LagrangeBases::Folded, Some(c)) => {
-                            let started = Instant::now();
-                            let folded = fold_c_into_l(bases.l, &c, &ld);
+                            let (l, q_in, took) = c_fold::fold_on_device(dev, bases.l, &ld, &c)?;
                             eprintln!(
-                                "cuzk-kernels: C ({} entries) folded into L's {} bases in {:.1} s",
+                                "cuzk-kernels: C ({} entries) folded into L's {} bases on the device in {:.1} s",
                                 c.entries.len(),
                                 bases.l.len(),
-                                started.elapsed().as_secs_f64()
+                                took.as_secs_f64()
                             );
                             Made {
                                 lc,
                                 ld: None,
-                                folded: Some(folded),
+                                folded: Some((l, q_in)),
                             }
                         }
                         _ => Made {

@@ -17,6 +17,8 @@ use ff::{Field, PrimeField};
 use group::Group;
 use rayon::prelude::*;
 
+use crate::msm::scalars::{to_limbs, Limbs};
+
 /// Marks an input in `Entry::var` (aux variables are numbered from 0 without it).
 pub const INPUT: u32 = 1 << 31;
 
@@ -173,6 +175,23 @@ impl CMatrix {
         (q, aux)
     }
 
+    /// Each coefficient c as its magnitude (the smaller of c and r − c, canonical limbs)
+    /// and 1 where that is r − c: −1 is then a subtraction, not 255 bits of double-and-add.
+    pub fn signed_magnitudes(&self) -> (Vec<Limbs>, Vec<u32>) {
+        let below = |a: &Limbs, b: &Limbs| a.iter().rev().cmp(b.iter().rev()).is_lt();
+        self.coeffs
+            .iter()
+            .map(|c| {
+                let (pos, neg) = (to_limbs(c), to_limbs(&-*c));
+                if below(&neg, &pos) {
+                    (neg, 1)
+                } else {
+                    (pos, 0)
+                }
+            })
+            .unzip()
+    }
+
     /// An entry's variable counted inputs first, then aux.
     fn slot(&self, e: &Entry) -> usize {
         if e.var & INPUT != 0 {
@@ -225,6 +244,21 @@ pub struct ByVar<'a> {
 }
 
 impl ByVar<'_> {
+    /// The entries as the device's fold reads them (c_fold.cu): `start` (variables + 1
+    /// offsets), then each entry's row and coefficient index, variable after variable.
+    pub fn columns(&self) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+        let start = self.start.iter().map(|&s| s as u32).collect();
+        let (rows, coeffs) = self
+            .order
+            .iter()
+            .map(|&i| {
+                let e = self.m.entries[i as usize];
+                (e.row, e.coeff)
+            })
+            .unzip();
+        (start, rows, coeffs)
+    }
+
     /// Q_k = Σ_j C_jk·p_j for variable k (inputs first, then aux).
     pub fn q(&self, k: usize, p: &[G1Affine]) -> G1Projective {
         assert!(p.len() >= self.m.rows, "one point a row of C");

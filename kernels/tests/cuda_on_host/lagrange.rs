@@ -1,16 +1,19 @@
 //! H in Lagrange form built for the host (cuda_on_host.rs): the transform that makes LC and
-//! LD' (ec_dft.cu) against the CPU reference `groth16::lagrange::lagrange_bases`, and the
-//! per-partition kernels (h_lagrange.cu): c's kinds and the coset scalars.
+//! LD' (ec_dft.cu) against the CPU reference `groth16::lagrange::lagrange_bases`, the
+//! per-partition kernels (h_lagrange.cu): c's kinds and the coset scalars, and C folded into
+//! L (c_fold.cu) against `groth16::folded::fold_c_into_l`.
 
 use blstrs::{G1Affine, G1Projective, Scalar as Fr};
 use cuzk_kernels::cuda::layout::{bytes_of, fr_raw};
+use cuzk_kernels::groth16::folded::fold_c_into_l;
 use cuzk_kernels::groth16::lagrange::lagrange_bases;
 use cuzk_kernels::msm::scalars::{to_limbs, Limbs};
 use cuzk_kernels::ntt::{coset_generator, powers, Roots};
+use cuzk_kernels::witness::c_matrix::{CMatrix, Entry, INPUT};
 use ff::Field;
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
-use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::{build, record, run};
@@ -145,4 +148,71 @@ fn c_kinds_and_coset_scalars_built_for_the_host_match_the_cpu() {
         .map(|(a, b)| to_limbs(&(*a * b * k)))
         .collect();
     assert_eq!(got, want, "a·b/(g^n − 1) canonical");
+}
+
+/// c_fold: L' = L − Cᵀ·LD' and the inputs' Q equal the CPU fold's, over a random C with
+/// every kind of coefficient (1, −1, powers of two, small of either sign, wide), inputs
+/// and aux, a variable without entries and an LD' point at infinity.
+#[test]
+fn c_fold_built_for_the_host_matches_the_cpu() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build(dir.path());
+    let mut rng = ChaCha8Rng::seed_from_u64(0xf01d);
+    let (rows, n_in, n_aux) = (300usize, 6usize, 200usize);
+    let mut coeffs = vec![Fr::ONE, -Fr::ONE, Fr::from(2u64), Fr::from(1u64 << 40)];
+    coeffs.extend([-Fr::from(12345u64), Fr::from(u64::MAX), -Fr::from(3u64)]);
+    coeffs.extend((0..4).map(|_| Fr::random(&mut rng)));
+    let mut entries = Vec::new();
+    for row in 0..rows as u32 {
+        for _ in 0..(row % 4) {
+            let r = rng.next_u64();
+            // Aux variable 7 never appears: its L' is L.
+            let var = if r % 9 == 0 {
+                ((r >> 8) % n_in as u64) as u32 | INPUT
+            } else {
+                (((r >> 8) % (n_aux as u64 - 1)) as u32 + 8) % n_aux as u32
+            };
+            let coeff = ((r >> 40) % coeffs.len() as u64) as u32;
+            entries.push(Entry { row, var, coeff });
+        }
+    }
+    let c = CMatrix {
+        rows,
+        num_inputs: n_in,
+        num_aux: n_aux,
+        coeffs,
+        entries,
+    };
+    let point = |rng: &mut ChaCha8Rng| G1Projective::random(rng).to_affine();
+    let l: Vec<G1Affine> = (0..n_aux).map(|_| point(&mut rng)).collect();
+    let mut ld: Vec<G1Affine> = (0..rows).map(|_| point(&mut rng)).collect();
+    ld[5] = G1Affine::identity();
+    let (want_l, want_q) = fold_c_into_l(&l, &c, &ld);
+
+    let (start, rows_of, coeff_of) = c.by_var().columns();
+    let (mags, negs) = c.signed_magnitudes();
+    let vars = n_in + n_aux;
+    let mut input = record(23, vars);
+    let hdr = [
+        n_in as u32,
+        rows as u32,
+        rows_of.len() as u32,
+        mags.len() as u32,
+    ];
+    input.extend(bytes_of(&hdr));
+    input.extend(bytes_of(&start));
+    input.extend(bytes_of(&rows_of));
+    input.extend(bytes_of(&coeff_of));
+    input.extend(bytes_of(&mags));
+    input.extend(bytes_of(&negs));
+    input.extend(bytes_of(&l));
+    input.extend(bytes_of(&ld));
+    let got = affine_at(&run(&exe, dir.path(), &input), vars);
+    assert_eq!(&got[..n_in], &want_q[..], "inputs' Q");
+    assert_eq!(&got[n_in..], &want_l[..], "L'");
+    assert_eq!(
+        got[n_in + 7],
+        l[7],
+        "a variable without entries keeps its L"
+    );
 }
