@@ -8,12 +8,14 @@ use bellperson::gadgets::num::AllocatedNum;
 use bellperson::groth16 as bp;
 use bellperson::{Circuit, ConstraintSystem, SynthesisError};
 use blstrs::{Bls12, G1Projective, Scalar as Fr};
-use common::circuits::PowerChain;
+use common::circuits::{PowerChain, ShaChain};
 use common::params_via_file;
 use cuzk_kernels::groth16::folded::{inputs_q_sum, FoldedBases};
 use cuzk_kernels::msm::scalars::to_limbs;
 use cuzk_kernels::witness::c_matrix::CMatrix;
-use cuzk_kernels::witness::{synthesize_into, CircuitShape, OwnedWitness};
+use cuzk_kernels::witness::{
+    synthesize_into, synthesize_into_without_c, CircuitShape, OwnedWitness,
+};
 use ff::{Field, PrimeField};
 use group::Curve;
 use rand::SeedableRng;
@@ -159,4 +161,35 @@ fn stats_count_what_c_holds() {
     assert_eq!(s.empty_rows, 16);
     assert_eq!(s.entries, s.ones + s.minus_ones + s.small + s.wide);
     assert!(s.ones > 0 && s.minus_ones > 0 && s.small > 0 && s.wide > 0);
+}
+
+/// Synthesis without C writes everything else exactly as with it (a, b, the assignment, the
+/// densities) and leaves c as it found it; C·z from the recorded C is then the c the full
+/// synthesis writes.
+#[test]
+fn synthesis_without_c_writes_all_else_the_same() {
+    let circuit = ShaChain {
+        preimage: [3u8; 32],
+        rounds: 1,
+    };
+    let shape = CircuitShape::of(circuit.clone()).unwrap();
+    let mut full = OwnedWitness::new(shape);
+    synthesize_into(circuit.clone(), &shape, full.buffers()).unwrap();
+    let mut part = OwnedWitness::new(shape);
+    let sentinel = Fr::from(77u64);
+    part.buffers().c.fill(sentinel);
+    let got = synthesize_into_without_c(circuit.clone(), &shape, part.buffers()).unwrap();
+    assert_eq!(got, shape);
+    let (f, p) = (full.buffers(), part.buffers());
+    assert_eq!(f.a, p.a);
+    assert_eq!(f.b, p.b);
+    assert_eq!(f.inputs, p.inputs);
+    assert_eq!(f.aux, p.aux);
+    assert_eq!(f.a_aux_density, p.a_aux_density);
+    assert_eq!(f.b_aux_density, p.b_aux_density);
+    assert_eq!(f.b_input_density, p.b_input_density);
+    assert!(p.c.iter().all(|v| *v == sentinel), "c left as it was");
+    let cm = CMatrix::record(circuit).unwrap();
+    let c = cm.apply(&p.inputs[..shape.num_inputs], &p.aux[..shape.num_aux]);
+    assert_eq!(&c[..], &f.c[..cm.rows]);
 }

@@ -17,7 +17,8 @@ use cuzk_kernels::srs::{Srs, Validation};
 use cuzk_kernels::witness::c_matrix::CMatrix;
 use cuzk_kernels::witness::{CircuitShape, OwnedWitness};
 use cuzk_synthesis::{
-    params_path, with_porep_circuits, CircuitsVisitor, PorepCircuits, Split, ThreadedSynthesis,
+    params_path, synthesize_partition_without_c, with_porep_circuits, CircuitsVisitor,
+    PorepCircuits, Split, ThreadedSynthesis,
 };
 use ff::Field;
 use filecoin_proofs::MerkleTreeTrait;
@@ -85,16 +86,18 @@ impl CircuitsVisitor for Compare<'_> {
             num_aux: srs.l.len(),
         };
         let mut witness = OwnedWitness::new(capacity);
+        let mut folded_c = None;
         if self.args.h_form == "folded" {
             // C of the proof type's circuit, read from its blank circuit once.
             let started = Instant::now();
-            let c = CMatrix::record(circuits.blank_circuit())?;
+            let c = std::sync::Arc::new(CMatrix::record(circuits.blank_circuit())?);
             println!(
                 "C recorded from the blank circuit: {} entries in {:.0} ms",
                 c.entries.len(),
                 ms(started.elapsed())
             );
-            cuzk_kernels::cuda::set_folded_c(Some(std::sync::Arc::new(c)));
+            cuzk_kernels::cuda::set_folded_c(Some(c.clone()));
+            folded_c = Some(c);
         }
         let started = Instant::now();
         let mut gpu = GpuProver::new(
@@ -121,13 +124,34 @@ impl CircuitsVisitor for Compare<'_> {
         let synthesis = ThreadedSynthesis::new(rayon::current_num_threads());
         for k in 0..circuits.partitions() {
             let started = Instant::now();
-            let (shape, split) =
-                synthesis.synthesize(&circuits, k, &capacity, witness.buffers())?;
-            let t_synth = started.elapsed();
-            let synth_step = match split {
-                Split::Threads(n) => format!("synthesis (CPU, {n} threads)"),
-                Split::OnePiece(_) => "synthesis (CPU, 1 thread)".to_string(),
+            // With C folded into L the GPU reads no c: synthesis leaves it out.
+            let (shape, synth_step) = match &folded_c {
+                Some(_) => (
+                    synthesize_partition_without_c(
+                        circuits.partition(k)?,
+                        &capacity,
+                        witness.buffers(),
+                    )?,
+                    "synthesis without C (CPU, 1 thread)".to_string(),
+                ),
+                None => {
+                    let (shape, split) =
+                        synthesis.synthesize(&circuits, k, &capacity, witness.buffers())?;
+                    let step = match split {
+                        Split::Threads(n) => format!("synthesis (CPU, {n} threads)"),
+                        Split::OnePiece(_) => "synthesis (CPU, 1 thread)".to_string(),
+                    };
+                    (shape, step)
+                }
             };
+            let t_synth = started.elapsed();
+            if let Some(c) = &folded_c {
+                // The CPU device's reference needs c: C·z, outside the synthesis time.
+                let w = witness.buffers();
+                let cz = c.apply(&w.inputs[..shape.num_inputs], &w.aux[..shape.num_aux]);
+                w.c[..cz.len()].copy_from_slice(&cz);
+                w.c[cz.len()..shape.domain_size()].fill(Fr::ZERO);
+            }
             let w = witness.buffers();
             let n = shape.domain_size();
             let d = Densities::of(&w);

@@ -17,4 +17,4 @@ mod writer;
 pub use blocks::{synthesize_blocks_into, BlockLayout, BlocksError};
 pub use buffers::{density_bit, density_count, first_difference, OwnedWitness, WitnessBuffers};
 pub use shape::CircuitShape;
-pub use writer::{synthesize_into, WitnessError, WitnessWriter};
+pub use writer::{synthesize_into, synthesize_into_without_c, WitnessError, WitnessWriter};
