@@ -27,7 +27,10 @@ use cuzk_kernels::msm::mix::{MixStats, DIGIT_WIDTHS};
 use cuzk_kernels::witness::c_matrix::{CMatrix, CStats};
 use cuzk_kernels::witness::census::{Census, CensusCs, Predicted, QUERIES};
 use cuzk_kernels::witness::{CircuitShape, OwnedWitness};
-use cuzk_synthesis::{synthesize_partition, with_porep_circuits, CircuitsVisitor, PorepCircuits};
+use cuzk_synthesis::{
+    synthesize_partition, synthesize_partition_without_c, with_porep_circuits, CircuitsVisitor,
+    PorepCircuits,
+};
 use filecoin_proofs::constants::DefaultPieceHasher;
 use filecoin_proofs::parameters::public_params;
 use filecoin_proofs::MerkleTreeTrait;
@@ -187,6 +190,7 @@ impl CircuitsVisitor for Measure<'_> {
             print_measured(&stats);
             if let Some(c) = &c {
                 check_c(c, &w, &shape, k)?;
+                time_without_c(&circuits, k, &shape, &mut witness)?;
             }
             if !self.learned.is_empty() {
                 print_predicted(&census.predict(self.learned), Some(&stats));
@@ -301,6 +305,36 @@ fn print_c_stats(s: &CStats) {
         s.wide as f64 / (s.wide_vars as f64).max(1.0),
         s.distinct_coeffs
     );
+}
+
+/// Synthesis of partition `k` with C and without it (what a prover with C folded into L
+/// needs), three of each alternating on one thread; the medians and their ratio.
+fn time_without_c<Tree: 'static + MerkleTreeTrait>(
+    circuits: &PorepCircuits<'_, Tree>,
+    k: usize,
+    shape: &CircuitShape,
+    witness: &mut OwnedWitness,
+) -> Result<()> {
+    let (mut with, mut without) = (vec![], vec![]);
+    for _ in 0..3 {
+        let started = Instant::now();
+        synthesize_partition(circuits.partition(k)?, shape, witness.buffers())?;
+        with.push(started.elapsed().as_secs_f64());
+        let started = Instant::now();
+        synthesize_partition_without_c(circuits.partition(k)?, shape, witness.buffers())?;
+        without.push(started.elapsed().as_secs_f64());
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (a, b) = (median(&mut with), median(&mut without));
+    println!(
+        "  synthesis with C {a:.3} s, without C {b:.3} s (medians of 3, alternating): {:.2}x, {:.1} % less",
+        a / b,
+        100.0 * (1.0 - b / a)
+    );
+    Ok(())
 }
 
 /// Fails unless C·z equals the witness's c on every row (and the rows past C's are 0).
