@@ -75,14 +75,20 @@ pub(crate) fn folded_c() -> Option<Arc<CMatrix>> {
 
 /// Whether a prover of 2^max_log with `h_count` H bases and `l_count` L bases takes the
 /// Lagrange form, and which: asked for, and H is exactly a domain's n − 1 bases (LC's
-/// transform is over that domain); folded when asked for and C fits L and the domain.
-pub(crate) fn wanted(h_count: usize, l_count: usize, max_log: u32) -> Option<LagrangeBases> {
+/// transform is over that domain); folded when asked for and `c` (read once by the caller
+/// with [`folded_c`], the C it then folds) fits L and the domain.
+pub(crate) fn wanted(
+    h_count: usize,
+    l_count: usize,
+    max_log: u32,
+    c: Option<&CMatrix>,
+) -> Option<LagrangeBases> {
     if h_form() == HForm::Coefficients || h_count + 1 != 1usize << max_log {
         return None;
     }
     let fits = |c: &CMatrix| c.num_aux == l_count && c.rows <= h_count + 1;
-    match (h_form(), folded_c()) {
-        (HForm::Folded, Some(c)) if fits(&c) => Some(LagrangeBases::Folded),
+    match (h_form(), c) {
+        (HForm::Folded, Some(c)) if fits(c) => Some(LagrangeBases::Folded),
         _ => Some(LagrangeBases::WithLd),
     }
 }

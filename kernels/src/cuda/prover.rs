@@ -281,11 +281,18 @@ impl GpuProver {
             Some(g2) => g2.len(),
             None => 0,
         };
+        // C to fold into L, read once: the plan and the fold see the same one.
+        let folded_c = lagrange::folded_c();
         let how = match stream_bytes {
             Some(b) => Planning::Stream(b),
             None => Planning::Fit {
                 limit,
-                lagrange: lagrange::wanted(bases.h.len(), bases.l.len(), max_domain_log2),
+                lagrange: lagrange::wanted(
+                    bases.h.len(),
+                    bases.l.len(),
+                    max_domain_log2,
+                    folded_c.as_deref(),
+                ),
             },
         };
         // H's bases in Lagrange form, made on the device once the plan has room for them
@@ -306,9 +313,9 @@ impl GpuProver {
                         bases.h.len(),
                         took.as_secs_f64()
                     );
-                    made = Some(match (kind, lagrange::folded_c()) {
+                    made = Some(match (kind, folded_c.as_deref()) {
                         (LagrangeBases::Folded, Some(c)) => {
-                            let (l, q_in, took) = c_fold::fold_on_device(dev, bases.l, &ld, &c)?;
+                            let (l, q_in, took) = c_fold::fold_on_device(dev, bases.l, &ld, c)?;
                             eprintln!(
                                 "cuzk-kernels: C ({} entries) folded into L's {} bases on the device in {:.1} s",
                                 c.entries.len(),

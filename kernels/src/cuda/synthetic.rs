@@ -266,6 +266,7 @@ impl GpuProver {
             return Err(GpuError::TooLarge(format!("{total} synthetic points")));
         }
         let g2_count = if b_g2 { counts[3] } else { 0 };
+        let folded_c = super::lagrange::folded_c();
         let mut p = Self::allocate(
             ordinal,
             max_log,
@@ -276,12 +277,17 @@ impl GpuProver {
             // (random points: speed only), not from H.
             super::prover::Planning::Fit {
                 limit: None,
-                lagrange: super::lagrange::wanted(counts[0], counts[1], max_log),
+                lagrange: super::lagrange::wanted(
+                    counts[0],
+                    counts[1],
+                    max_log,
+                    folded_c.as_deref(),
+                ),
             },
             &mut |_, _| Ok(()),
         )?;
         // C folded into L: the inputs' Q left at O (random L' is as fast as a folded one).
-        if let Some(c) = super::lagrange::folded_c() {
+        if let Some(c) = &folded_c {
             p.set_synthetic_q_inputs(c.num_inputs);
         }
         if p.streams_bases() {
