@@ -67,6 +67,11 @@ impl Pipeline {
 
     /// Starts `cuzk run`; its output goes to `run-<n>.log` in the scratch directory.
     pub fn start(&mut self, extra: &[&str]) {
+        self.start_with_env(extra, &[]);
+    }
+
+    /// `start` with these variables in the environment of `cuzk run` (and so its stages).
+    pub fn start_with_env(&mut self, extra: &[&str], env: &[(&str, &str)]) {
         self.runs += 1;
         let log = std::fs::File::create(self.log_path(self.runs)).unwrap();
         let child = Command::new(env!("CARGO_BIN_EXE_cuzk"))
@@ -74,6 +79,7 @@ impl Pipeline {
             .arg("--config")
             .arg(&self.config)
             .args(extra)
+            .envs(env.iter().copied())
             .env_remove("FIL_PROOFS_PARAMETER_CACHE")
             .stdout(Stdio::from(log.try_clone().unwrap()))
             .stderr(Stdio::from(log))

@@ -308,3 +308,28 @@ fn supervisor_crash_and_drain_lose_nothing_and_prove_nothing_twice() {
     assert!(ends(names::GPU_END).count() >= 3 && ends(names::GPU_END).all(|e| has_b_g2(&e)));
     assert!(ends(names::PREP_END).count() >= 3 && !ends(names::PREP_END).any(|e| has_b_g2(&e)));
 }
+
+/// With `CUZK_GPU_H_FORM=folded` synthesis leaves c out of the slots (`JobSpec::c_left_out`,
+/// ~1.2x faster synthesis); a gpu stage whose prover reads c (here the CPU device) makes it
+/// again from the circuit's C, recorded from the blank circuit of the job's proof type. The
+/// proof must still pass verification: the recorded C gives the witness's c.
+#[test]
+fn c_left_out_by_synthesis_is_made_again_where_the_prover_reads_it() {
+    let mut p = Pipeline::new(&counts(1, 1, 1, 1, 1));
+    let a = fixture("porep-2KiB-a.c1.json");
+    p.submit(&a, "a.json");
+    p.start_with_env(&["--exit-when-idle"], &[("CUZK_GPU_H_FORM", "folded")]);
+    assert_eq!(p.wait_exit(30 * MINUTES), Some(0), "{}", p.logs());
+    assert_eq!(p.files("done", ".proof"), ["a.proof"], "{}", p.logs());
+    assert!(p.verifies(&a, "a.proof"), "a does not verify");
+    assert!(p.files("failed", "").is_empty(), "{}", p.logs());
+    let logs = p.logs();
+    assert!(
+        logs.contains("recorded from the blank circuit"),
+        "the gpu stage recorded no C:\n{logs}"
+    );
+    assert!(
+        logs.contains("c made from C (synthesis left it out"),
+        "synthesis did not leave c out, or the gpu stage did not make it:\n{logs}"
+    );
+}

@@ -187,6 +187,13 @@ impl CudaDevice {
 }
 
 impl PartitionDevice for CudaDevice {
+    fn reads_c(&self) -> bool {
+        !self
+            .prover
+            .as_ref()
+            .is_some_and(|(_, p)| p.c_folded_into_l())
+    }
+
     fn describe(&self) -> String {
         match &self.prover {
             Some((_, p)) => format!("cuda:{} {}", self.ordinal, p.describe()),

@@ -50,6 +50,12 @@ pub trait PartitionDevice {
         b_g2: bool,
         ahead: &mut Lookahead<'_, '_>,
     ) -> Result<(PartitionSums, Steps)>;
+
+    /// Whether `prove` reads the slot's c (all but a CUDA prover with C folded into L; one
+    /// not made yet counts as reading it).
+    fn reads_c(&self) -> bool {
+        true
+    }
 }
 
 /// Computes the sums (B_G2 too when `b_g2`) and stores them in the slot's results region.

@@ -10,20 +10,26 @@ use cuzk_stage_common::slot_view::{capacity, seal_witness, witness_buffers};
 use cuzk_stage_common::SyntheticJob;
 use filecoin_proofs::MerkleTreeTrait;
 
-use crate::{with_porep_circuits, CircuitsVisitor, PorepCircuits, Split, ThreadedSynthesis};
+use crate::{
+    synthesize_partition_without_c, with_porep_circuits, CircuitsVisitor, PorepCircuits, Split,
+    ThreadedSynthesis,
+};
 
 /// Synthesizes partition `partition` of `c1` into the slot `claim` holds, a run of its
-/// challenges per thread of `synthesis`; says how it was split.
+/// challenges per thread of `synthesis`; says how it was split. Without C's values when
+/// `without_c` (the slot's c region is then not written: `JobSpec::c_left_out`).
 pub fn synthesize_into_slot(
     c1: &C1Input,
     partition: usize,
     claim: &mut SlotClaim<'_>,
     synthesis: &ThreadedSynthesis,
+    without_c: bool,
 ) -> Result<(CircuitShape, Split)> {
     struct IntoSlot<'s, 'a> {
         partition: usize,
         claim: &'s mut SlotClaim<'a>,
         synthesis: &'s ThreadedSynthesis,
+        without_c: bool,
     }
     impl CircuitsVisitor for IntoSlot<'_, '_> {
         type Output = Result<(CircuitShape, Split)>;
@@ -32,10 +38,21 @@ pub fn synthesize_into_slot(
             circuits: PorepCircuits<'_, Tree>,
         ) -> Self::Output {
             let cap = capacity(self.claim);
-            let (shape, split) = self
-                .synthesis
-                .synthesize(&circuits, self.partition, &cap, witness_buffers(self.claim))
-                .with_context(|| {
+            let bufs = witness_buffers(self.claim);
+            let synthesized = if self.without_c {
+                circuits
+                    .partition(self.partition)
+                    .map_err(anyhow::Error::from)
+                    .and_then(|circuit| {
+                        let shape = synthesize_partition_without_c(circuit, &cap, bufs)?;
+                        Ok((shape, Split::OnePiece("C left out".into())))
+                    })
+            } else {
+                self.synthesis
+                    .synthesize(&circuits, self.partition, &cap, bufs)
+                    .map_err(anyhow::Error::from)
+            };
+            let (shape, split) = synthesized.with_context(|| {
                     format!(
                         "{}: partition {}: synthesis into a slot sized for {} constraints, {} inputs, {} aux",
                         circuits.c1().file().display(),
@@ -55,6 +72,7 @@ pub fn synthesize_into_slot(
             partition,
             claim,
             synthesis,
+            without_c,
         },
     )?
 }

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Parser;
 use cuzk_gpu::{prove_slot, CpuDevice, CudaDevice, DeviceError, FoldedC, PartitionDevice};
 use cuzk_shm_layout::timeline::names;
@@ -80,6 +80,21 @@ fn run(args: Args) -> Result<()> {
             .and_then(|spec| {
                 if let Some(f) = folded_c.as_mut() {
                     f.ensure(&spec)?;
+                }
+                // Synthesis left c out: make it where this device's prover reads it.
+                if spec.c_left_out && device.reads_c() {
+                    let started = std::time::Instant::now();
+                    folded_c
+                        .as_ref()
+                        .context("c was left out, but this gpu process does not fold C (CUZK_GPU_H_FORM differs from the supervisor's)")?
+                        .make_c(&mut claim)?;
+                    eprintln!(
+                        "cuzk-gpu: job {} partition {}: c made from C (synthesis left it out; {} reads c) in {:.0} ms",
+                        job.job_id(),
+                        claim.partition(),
+                        device.describe(),
+                        started.elapsed().as_secs_f64() * 1e3
+                    );
                 }
                 let b_g2 = spec.b_g2_in(BG2Stage::Gpu);
                 prove_slot(

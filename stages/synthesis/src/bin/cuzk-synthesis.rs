@@ -77,7 +77,8 @@ fn run(args: Args) -> Result<()> {
                 c1_cache = Some((job.job_id(), C1Input::read(&spec.c1_path, ids)?));
             }
             let c1 = &c1_cache.as_ref().expect("just filled").1;
-            let (_, split) = synthesize_into_slot(c1, p as usize, &mut claim, &synthesis)?;
+            let (_, split) =
+                synthesize_into_slot(c1, p as usize, &mut claim, &synthesis, spec.c_left_out)?;
             // Said once, and again whenever it changes (a circuit that does not split).
             if told_split.as_ref() != Some(&split) {
                 match &split {
