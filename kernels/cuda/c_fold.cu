@@ -38,14 +38,5 @@ extern "C" __global__ void __launch_bounds__(128)
     acc.Y = f_neg(acc.Y);
     xyzz_add_affine_signed(acc, l[k - n_in], false);
   }
-  affine_t r;
-  if (xyzz_is_inf(acc)) {
-    r.x = fp_zero();
-    r.y = fp_zero();
-  } else {
-    const fp_t t = fp_inv(fp_mul(acc.ZZ, acc.ZZZ));
-    r.x = fp_mul(acc.X, fp_mul(acc.ZZZ, t));
-    r.y = fp_mul(acc.Y, fp_mul(acc.ZZ, t));
-  }
-  out[k] = r;
+  out[k] = xyzz_to_affine(acc);
 }

@@ -59,13 +59,9 @@ extern "C" __global__ void __launch_bounds__(128) ec_dft_level(xyzz_t* x, const 
   x[a + h] = d;
 }
 
-// out[j] = x[rev(j)] as an affine point (x = X/ZZ, y = Y/ZZZ; one inversion of ZZ·ZZZ),
-// Montgomery, infinity all zeros: the DIF levels' bit-reversed result in natural order, as
-// the MSM kernels read bases.
-extern "C" __global__ void __launch_bounds__(128) ec_dft_affine(affine_t* out, const xyzz_t* x, u32 log_n) {
-  const u32 j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= (1u << log_n)) return;
-  const xyzz_t p = x[__brev(j) >> (32 - log_n)];
+// p as an affine point (x = X/ZZ, y = Y/ZZZ; one inversion of ZZ·ZZZ), Montgomery,
+// infinity all zeros, as the MSM kernels read bases.
+__device__ __forceinline__ affine_t xyzz_to_affine(const xyzz_t& p) {
   affine_t a;
   if (xyzz_is_inf(p)) {
     a.x = fp_zero();
@@ -75,5 +71,13 @@ extern "C" __global__ void __launch_bounds__(128) ec_dft_affine(affine_t* out, c
     a.x = fp_mul(p.X, fp_mul(p.ZZZ, t));
     a.y = fp_mul(p.Y, fp_mul(p.ZZ, t));
   }
-  out[j] = a;
+  return a;
+}
+
+// out[j] = x[rev(j)] as an affine point: the DIF levels' bit-reversed result in natural
+// order.
+extern "C" __global__ void __launch_bounds__(128) ec_dft_affine(affine_t* out, const xyzz_t* x, u32 log_n) {
+  const u32 j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= (1u << log_n)) return;
+  out[j] = xyzz_to_affine(x[__brev(j) >> (32 - log_n)]);
 }

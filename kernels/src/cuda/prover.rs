@@ -10,6 +10,8 @@ mod ceilings;
 mod check;
 mod describe;
 mod lagrange_sums;
+mod made;
+use made::Made;
 mod steps;
 mod sums;
 mod timings;
@@ -17,17 +19,15 @@ mod timings;
 use std::time::{Duration, Instant};
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
-use group::prime::PrimeCurveAffine;
 use group::Group;
 
-use super::c_fold;
 use super::device::{DevBuf, Device, Event};
 use super::lagrange::{self, CKinds};
 use super::layout::{Xyzz, Xyzz2, G2_AFFINE_BYTES};
 use super::memory_plan::{LagrangeBases, MemoryPlan, SLOT};
 use super::msm::{MsmWork, PairSums};
 use super::ntt::{self, NttTables};
-use super::staged_upload::{self, Staging};
+use super::staged_upload::Staging;
 use super::stream::StreamBuffers;
 use super::GpuError;
 use crate::groth16::folded::inputs_q_sum;
@@ -148,14 +148,6 @@ pub(crate) struct LagrangeBufs {
 pub(crate) struct CPart {
     ld: DevBuf,
     counts: DevBuf,
-}
-
-/// What `build` makes on the host before uploading: LC, and LD' or (C folded into L) L'
-/// and the inputs' Q.
-struct Made {
-    lc: Vec<G1Affine>,
-    ld: Option<Vec<G1Affine>>,
-    folded: Option<(Vec<G1Affine>, Vec<G1Affine>)>,
 }
 
 pub struct GpuProver {
@@ -307,33 +299,13 @@ impl GpuProver {
             how,
             &mut |dev, plan| {
                 if let Some(kind) = plan.lagrange {
-                    let (lc, ld, took) = lagrange::lagrange_bases(dev, bases.h)?;
-                    eprintln!(
-                        "cuzk-kernels: H's {} bases put in Lagrange form in {:.1} s",
-                        bases.h.len(),
-                        took.as_secs_f64()
-                    );
-                    made = Some(match (kind, folded_c.as_deref()) {
-                        (LagrangeBases::Folded, Some(c)) => {
-                            let (l, q_in, took) = c_fold::fold_on_device(dev, bases.l, &ld, c)?;
-                            eprintln!(
-                                "cuzk-kernels: C ({} entries) folded into L's {} bases on the device in {:.1} s",
-                                c.entries.len(),
-                                bases.l.len(),
-                                took.as_secs_f64()
-                            );
-                            Made {
-                                lc,
-                                ld: None,
-                                folded: Some((l, q_in)),
-                            }
-                        }
-                        _ => Made {
-                            lc,
-                            ld: Some(ld),
-                            folded: None,
-                        },
-                    });
+                    made = Some(Made::make(
+                        dev,
+                        kind,
+                        folded_c.as_deref(),
+                        bases.h,
+                        bases.l,
+                    )?);
                 }
                 Ok(())
             },
@@ -346,43 +318,7 @@ impl GpuProver {
             lb.q_inputs = std::mem::take(q_in);
         }
         if p.stream.is_none() {
-            // Large resident uploads (the SRS) go through page-locked staging buffers; small
-            // ones, or where the staging cannot be page-locked, copy from pageable memory.
-            // In Lagrange form LC goes where H would, LD' beside (or L' where L would).
-            let first = made.as_ref().map_or(bases.h, |m| &m.lc[..]);
-            let ld = made.as_ref().and_then(|m| m.ld.as_deref());
-            let l = made
-                .as_ref()
-                .and_then(|m| m.folded.as_ref())
-                .map_or(bases.l, |(l, _)| &l[..]);
-            let g1 = [first, l, bases.a, bases.b_g1];
-            let total = g1.iter().map(|v| std::mem::size_of_val(*v)).sum::<usize>()
-                + bases.b_g2.map_or(0, std::mem::size_of_val)
-                + ld.map_or(0, std::mem::size_of_val);
-            let mut staging = (total >= staged_upload::MIN_BYTES && staging_wanted())
-                .then(|| Staging::new(&p.dev, ordinal).ok())
-                .flatten();
-            for (buf, v) in p.bases.iter().zip(g1) {
-                upload_bases(&p.dev, staging.as_mut(), buf.ptr, buf.bytes, v)?;
-            }
-            if let (Some(cp), Some(ld)) = (p.lagrange.as_ref().and_then(|l| l.c_part.as_ref()), ld)
-            {
-                upload_bases(&p.dev, staging.as_mut(), cp.ld.ptr, cp.ld.bytes, ld)?;
-            }
-            if let (Some(part), Some(g2)) = (&p.g2, bases.b_g2) {
-                upload_bases(
-                    &p.dev,
-                    staging.as_mut(),
-                    part.bases.ptr,
-                    part.bases.bytes,
-                    g2,
-                )?;
-            }
-            // On the device before the staging buffers go (end of this block), and before
-            // the pair sums read them.
-            p.dev.sync(p.dev.copy)?;
-            p.make_pair_sums()?;
-            p.dev.sync(p.dev.compute)?;
+            p.upload_resident(ordinal, &bases, made.as_ref())?;
         }
         Ok(p)
     }
@@ -434,31 +370,6 @@ impl GpuProver {
 
     pub(crate) fn base_buf(&self, set: BaseSet) -> DevBuf {
         self.bases[set as usize]
-    }
-
-    /// LD' when H's MSM is in Lagrange form with sums over c's values.
-    pub(crate) fn lagrange_ld_buf(&self) -> Option<DevBuf> {
-        self.lagrange
-            .as_ref()
-            .and_then(|l| l.c_part.as_ref().map(|c| c.ld))
-    }
-
-    /// Synthetic provers (speed only): the inputs' Q of a prover with C folded into L, all O.
-    pub(crate) fn set_synthetic_q_inputs(&mut self, inputs: usize) {
-        if let Some(lb) = self.lagrange.as_mut().filter(|l| l.c_part.is_none()) {
-            lb.q_inputs = vec![G1Affine::identity(); inputs];
-        }
-    }
-
-    /// Whether C is folded into L (`HForm::Folded`): `prove` reads no c, and its L sum is
-    /// ΣL + ΣH's C part (only their sum is ΣH + ΣL).
-    pub fn c_folded_into_l(&self) -> bool {
-        self.lagrange.as_ref().is_some_and(|l| l.c_part.is_none())
-    }
-
-    /// Whether H's MSM is in Lagrange form (for partitions of H's domain).
-    pub fn h_in_lagrange_form(&self) -> bool {
-        self.lagrange.is_some()
     }
 
     /// A copy of the resident B_G2 bases (checks build streamed provers from synthetic ones).

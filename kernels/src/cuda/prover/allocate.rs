@@ -7,9 +7,13 @@ use super::super::layout::{AFFINE_BYTES, FR_BYTES, G2_AFFINE_BYTES, XYZZ2_BYTES,
 use super::super::memory_plan::{gib, LagrangeBases, MemoryPlan, SLOT};
 use super::super::msm::{self, Curve, MsmWork, PairSums};
 use super::super::ntt::{self, NttTables};
+use super::super::staged_upload::{self, Staging};
 use super::super::stream::StreamBuffers;
 use super::super::GpuError;
-use super::{CPart, G2Part, GpuProver, LagrangeBufs, Planning};
+use super::made::Made;
+use super::{
+    staging_wanted, upload_bases, CPart, G2Part, GpuProver, LagrangeBufs, Planning, ResidentBases,
+};
 
 impl GpuProver {
     /// Opens the device and carves every buffer (the bases are uploaded by the caller, or
@@ -134,6 +138,52 @@ impl GpuProver {
             ev,
             registered: Vec::new(),
         })
+    }
+
+    /// Uploads the resident bases (in Lagrange form LC in H's place, LD' beside it or L' in
+    /// L's place, as `made` holds them) and makes their pair sums.
+    pub(super) fn upload_resident(
+        &mut self,
+        ordinal: usize,
+        bases: &ResidentBases<'_>,
+        made: Option<&Made>,
+    ) -> Result<(), GpuError> {
+        // Large resident uploads (the SRS) go through page-locked staging buffers; small
+        // ones, or where the staging cannot be page-locked, copy from pageable memory.
+        // In Lagrange form LC goes where H would, LD' beside (or L' where L would).
+        let first = made.map_or(bases.h, |m| &m.lc[..]);
+        let ld = made.and_then(|m| m.ld.as_deref());
+        let l = made
+            .and_then(|m| m.folded.as_ref())
+            .map_or(bases.l, |(l, _)| &l[..]);
+        let g1 = [first, l, bases.a, bases.b_g1];
+        let total = g1.iter().map(|v| std::mem::size_of_val(*v)).sum::<usize>()
+            + bases.b_g2.map_or(0, std::mem::size_of_val)
+            + ld.map_or(0, std::mem::size_of_val);
+        let mut staging = (total >= staged_upload::MIN_BYTES && staging_wanted())
+            .then(|| Staging::new(&self.dev, ordinal).ok())
+            .flatten();
+        for (buf, v) in self.bases.iter().zip(g1) {
+            upload_bases(&self.dev, staging.as_mut(), buf.ptr, buf.bytes, v)?;
+        }
+        if let (Some(cp), Some(ld)) = (self.lagrange.as_ref().and_then(|l| l.c_part.as_ref()), ld) {
+            upload_bases(&self.dev, staging.as_mut(), cp.ld.ptr, cp.ld.bytes, ld)?;
+        }
+        if let (Some(part), Some(g2)) = (&self.g2, bases.b_g2) {
+            upload_bases(
+                &self.dev,
+                staging.as_mut(),
+                part.bases.ptr,
+                part.bases.bytes,
+                g2,
+            )?;
+        }
+        // On the device before the staging buffers go (end of this function), and before
+        // the pair sums read them.
+        self.dev.sync(self.dev.copy)?;
+        self.make_pair_sums()?;
+        self.dev.sync(self.dev.compute)?;
+        Ok(())
     }
 
     /// Enqueues the pair sums of every base vector that has them (the plan's `pairs` and
