@@ -17,8 +17,7 @@ use cuzk_kernels::srs::{Srs, Validation};
 use cuzk_kernels::witness::c_matrix::CMatrix;
 use cuzk_kernels::witness::{CircuitShape, OwnedWitness};
 use cuzk_synthesis::{
-    params_path, synthesize_partition_without_c, with_porep_circuits, CircuitsVisitor,
-    PorepCircuits, Split, ThreadedSynthesis,
+    params_path, with_porep_circuits, CircuitsVisitor, PorepCircuits, Split, ThreadedSynthesis,
 };
 use ff::Field;
 use filecoin_proofs::MerkleTreeTrait;
@@ -125,24 +124,16 @@ impl CircuitsVisitor for Compare<'_> {
         for k in 0..circuits.partitions() {
             let started = Instant::now();
             // With C folded into L the GPU reads no c: synthesis leaves it out.
-            let (shape, synth_step) = match &folded_c {
-                Some(_) => (
-                    synthesize_partition_without_c(
-                        circuits.partition(k)?,
-                        &capacity,
-                        witness.buffers(),
-                    )?,
-                    "synthesis without C (CPU, 1 thread)".to_string(),
-                ),
-                None => {
-                    let (shape, split) =
-                        synthesis.synthesize(&circuits, k, &capacity, witness.buffers())?;
-                    let step = match split {
-                        Split::Threads(n) => format!("synthesis (CPU, {n} threads)"),
-                        Split::OnePiece(_) => "synthesis (CPU, 1 thread)".to_string(),
-                    };
-                    (shape, step)
+            let (shape, split) = match &folded_c {
+                Some(_) => {
+                    synthesis.synthesize_without_c(&circuits, k, &capacity, witness.buffers())?
                 }
+                None => synthesis.synthesize(&circuits, k, &capacity, witness.buffers())?,
+            };
+            let without = if folded_c.is_some() { " without C" } else { "" };
+            let synth_step = match split {
+                Split::Threads(n) => format!("synthesis{without} (CPU, {n} threads)"),
+                Split::OnePiece(_) => format!("synthesis{without} (CPU, 1 thread)"),
             };
             let t_synth = started.elapsed();
             if let Some(c) = &folded_c {

@@ -162,6 +162,27 @@ pub fn synthesize_blocks_into<C: Circuit<Fr> + Send>(
     capacity: &CircuitShape,
     bufs: &mut WitnessBuffers<'_>,
 ) -> Result<CircuitShape, BlocksError> {
+    synthesize_blocks(runs, layout, capacity, bufs, true)
+}
+
+/// [`synthesize_blocks_into`] without C, as [`super::synthesize_into_without_c`]: C's
+/// combinations are neither built nor evaluated and `bufs.c` is not written.
+pub fn synthesize_blocks_into_without_c<C: Circuit<Fr> + Send>(
+    runs: Vec<(Range<usize>, C)>,
+    layout: &BlockLayout,
+    capacity: &CircuitShape,
+    bufs: &mut WitnessBuffers<'_>,
+) -> Result<CircuitShape, BlocksError> {
+    synthesize_blocks(runs, layout, capacity, bufs, false)
+}
+
+fn synthesize_blocks<C: Circuit<Fr> + Send>(
+    runs: Vec<(Range<usize>, C)>,
+    layout: &BlockLayout,
+    capacity: &CircuitShape,
+    bufs: &mut WitnessBuffers<'_>,
+    with_c: bool,
+) -> Result<CircuitShape, BlocksError> {
     let shape = layout.shape();
     for (what, got, cap) in [
         (
@@ -200,17 +221,17 @@ pub fn synthesize_blocks_into<C: Circuit<Fr> + Send>(
         for (run, circuit) in jobs {
             let out = &out;
             // The stack a main thread has (the gadgets ran there in one piece), not the
-            // 2 MiB spawned threads get by default.
-            // A thread that cannot start leaves its run unwritten: the whole is refused
-            // (synthesized in one piece by the caller), never returned part-written.
+            // 2 MiB spawned threads get by default. A thread that cannot start leaves its
+            // run unwritten: the whole is refused (synthesized in one piece by the caller),
+            // never returned part-written.
             let thread = std::thread::Builder::new()
                 .name(format!("synthesis {run:?}"))
                 .stack_size(RUN_STACK)
-                .spawn_scoped(s, move || synthesize_run(circuit, run, layout, out))
+                .spawn_scoped(s, move || synthesize_run(circuit, run, layout, out, with_c))
                 .map_err(|e| BlocksError::NoThread(e.to_string()));
             handles.push(thread);
         }
-        let mut all = vec![synthesize_run(first, first_run, layout, &out)];
+        let mut all = vec![synthesize_run(first, first_run, layout, &out, with_c)];
         all.extend(
             handles
                 .into_iter()
@@ -231,12 +252,11 @@ pub fn synthesize_blocks_into<C: Circuit<Fr> + Send>(
     for i in 0..shape.num_inputs {
         bufs.a[rows + i] = bufs.inputs[i];
     }
-    for v in [&mut *bufs.b, &mut *bufs.c] {
-        v[rows..shape.num_constraints].fill(Fr::ZERO);
+    let c = with_c.then_some(&mut *bufs.c);
+    for v in [Some(&mut *bufs.b), c].into_iter().flatten() {
+        v[rows..shape.domain_size()].fill(Fr::ZERO);
     }
-    for v in [&mut *bufs.a, &mut *bufs.b, &mut *bufs.c] {
-        v[shape.num_constraints..shape.domain_size()].fill(Fr::ZERO);
-    }
+    bufs.a[shape.num_constraints..shape.domain_size()].fill(Fr::ZERO);
     Ok(shape)
 }
 
@@ -246,8 +266,9 @@ fn synthesize_run<'o, C: Circuit<Fr>>(
     run: Range<usize>,
     layout: &'o BlockLayout,
     out: &'o Out,
+    with_c: bool,
 ) -> Result<RunWriter<'o>, BlocksError> {
-    let mut cs = RunWriter::new(run.clone(), layout, out);
+    let mut cs = RunWriter::new(run.clone(), layout, out, with_c);
     cs.alloc_input(|| "one", || Ok(Fr::ONE))?;
     circuit.synthesize(&mut cs)?;
     if let Some(fault) = cs.fault.take() {
@@ -392,6 +413,8 @@ struct RunWriter<'o> {
     values: RunValues<'o>,
     layout: &'o BlockLayout,
     writes_prefix: bool,
+    /// Whether C's values are computed (`synthesize_blocks_into_without_c`).
+    with_c: bool,
     /// Rows: added to a sub-circuit row past the prefix, and where this run's rows end.
     row_offset: usize,
     row_end: usize,
@@ -405,7 +428,7 @@ struct RunWriter<'o> {
 }
 
 impl<'o> RunWriter<'o> {
-    fn new(run: Range<usize>, layout: &'o BlockLayout, out: &'o Out) -> Self {
+    fn new(run: Range<usize>, layout: &'o BlockLayout, out: &'o Out, with_c: bool) -> Self {
         let shape = layout.shape();
         let offset = Counts::default().plus(run.start, layout.block);
         let end = layout.prefix.plus(run.end, layout.block);
@@ -420,6 +443,7 @@ impl<'o> RunWriter<'o> {
             },
             layout,
             writes_prefix: run.start == 0,
+            with_c,
             row_offset: offset.constraints,
             row_end: end.constraints,
             n: Counts::default(),
@@ -518,11 +542,8 @@ impl ConstraintSystem<Fr> for RunWriter<'_> {
             }
             g
         };
-        let (a, b, c) = (
-            a(LinearCombination::zero()),
-            b(LinearCombination::zero()),
-            c(LinearCombination::zero()),
-        );
+        let (a, b) = (a(LinearCombination::zero()), b(LinearCombination::zero()));
+        let c = self.with_c.then(|| c(LinearCombination::zero()));
         let values = &self.values;
         // As in the one-thread writer: A tracks aux only, C tracks nothing.
         let va = eval(&a, values, None, Some(&mut self.a_aux_density));
@@ -532,12 +553,14 @@ impl ConstraintSystem<Fr> for RunWriter<'_> {
             Some(&mut self.b_input_density),
             Some(&mut self.b_aux_density),
         );
-        let vc = eval(&c, values, None, None);
+        let vc = c.map(|c| eval(&c, values, None, None));
         // SAFETY: g is a prefix row (first run only) or inside this run's rows.
         unsafe {
             self.out.a.write(g, va);
             self.out.b.write(g, vb);
-            self.out.c.write(g, vc);
+            if let Some(vc) = vc {
+                self.out.c.write(g, vc);
+            }
         }
     }
 

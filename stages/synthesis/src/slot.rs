@@ -10,10 +10,7 @@ use cuzk_stage_common::slot_view::{capacity, seal_witness, witness_buffers};
 use cuzk_stage_common::SyntheticJob;
 use filecoin_proofs::MerkleTreeTrait;
 
-use crate::{
-    synthesize_partition_without_c, with_porep_circuits, CircuitsVisitor, PorepCircuits, Split,
-    ThreadedSynthesis,
-};
+use crate::{with_porep_circuits, CircuitsVisitor, PorepCircuits, Split, ThreadedSynthesis};
 
 /// Synthesizes partition `partition` of `c1` into the slot `claim` holds, a run of its
 /// challenges per thread of `synthesis`; says how it was split. Without C's values when
@@ -40,17 +37,11 @@ pub fn synthesize_into_slot(
             let cap = capacity(self.claim);
             let bufs = witness_buffers(self.claim);
             let synthesized = if self.without_c {
-                circuits
-                    .partition(self.partition)
-                    .map_err(anyhow::Error::from)
-                    .and_then(|circuit| {
-                        let shape = synthesize_partition_without_c(circuit, &cap, bufs)?;
-                        Ok((shape, Split::OnePiece("C left out".into())))
-                    })
+                self.synthesis
+                    .synthesize_without_c(&circuits, self.partition, &cap, bufs)
             } else {
                 self.synthesis
                     .synthesize(&circuits, self.partition, &cap, bufs)
-                    .map_err(anyhow::Error::from)
             };
             let (shape, split) = synthesized.with_context(|| {
                     format!(

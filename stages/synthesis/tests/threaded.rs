@@ -90,3 +90,37 @@ fn one_thread_is_one_piece() {
     }
     with_porep_circuits(&c1, One).unwrap();
 }
+
+/// Without C (C folded into L): the split synthesis writes what one-piece synthesis without
+/// C writes, and neither touches c.
+#[test]
+fn two_kib_without_c_by_challenge_equals_one_piece_without_c() {
+    struct WithoutC;
+    impl CircuitsVisitor for WithoutC {
+        type Output = ();
+        fn visit<Tree: 'static + MerkleTreeTrait>(self, circuits: PorepCircuits<'_, Tree>) {
+            let shape = CircuitShape::of(circuits.partition(0).unwrap().circuit).unwrap();
+            let garbage = blstrs::Scalar::from(0x5eed_u64);
+            let mut one = OwnedWitness::new(shape);
+            let mut split = OwnedWitness::new(shape);
+            for w in [&mut one, &mut split] {
+                w.buffers().c.fill(garbage);
+            }
+            let whole = circuits.partition(0).unwrap().circuit;
+            cuzk_kernels::witness::synthesize_into_without_c(whole, &shape, one.buffers()).unwrap();
+            let (_, how) = ThreadedSynthesis::new(2)
+                .synthesize_without_c(&circuits, 0, &shape, split.buffers())
+                .unwrap();
+            assert_eq!(how, Split::Threads(2));
+            assert!(
+                split.buffers().c.iter().all(|v| *v == garbage),
+                "c was written"
+            );
+            assert!(snapshot(&mut one) == snapshot(&mut split), "buffers differ");
+        }
+    }
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/porep-2KiB-a.c1.json");
+    let c1 = C1Input::read(&path, GivenIds::default()).unwrap();
+    with_porep_circuits(&c1, WithoutC).unwrap();
+}
