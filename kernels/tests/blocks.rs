@@ -134,3 +134,37 @@ fn runs_must_cover_the_blocks_in_order() {
     let got = synthesize_blocks_into(runs, &layout, &shape, &mut w.buffers());
     assert!(matches!(got, Err(BlocksError::NotBlocks(_))), "{got:?}");
 }
+
+/// C recorded a run of blocks per thread equals C recorded from the whole circuit: the same
+/// entries in the same order, the same coefficient table.
+#[test]
+fn c_recorded_by_runs_equals_the_whole_circuits() {
+    use cuzk_kernels::witness::c_matrix::CMatrix;
+    for (blocks, threads) in [(7, 3), (18, 4), (2, 2)] {
+        let layout =
+            BlockLayout::measure(chain(3, 0..0, false), chain(3, 0..1, false), blocks).unwrap();
+        let whole = CMatrix::record(chain(3, 0..blocks, false)).unwrap();
+        let runs = layout
+            .runs(threads)
+            .into_iter()
+            .map(|r| (r.clone(), chain(3, r, false)))
+            .collect();
+        let by_runs = CMatrix::record_runs(runs, &layout).unwrap();
+        assert_eq!(
+            (by_runs.rows, by_runs.num_inputs, by_runs.num_aux),
+            (whole.rows, whole.num_inputs, whole.num_aux)
+        );
+        assert_eq!(by_runs.coeffs, whole.coeffs, "{blocks} blocks");
+        assert_eq!(by_runs.entries, whole.entries, "{blocks} blocks");
+    }
+    let layout = BlockLayout::measure(chain(3, 0..0, true), chain(3, 0..1, true), 7).unwrap();
+    let runs = layout
+        .runs(3)
+        .into_iter()
+        .map(|r| (r.clone(), chain(3, r, true)))
+        .collect();
+    assert!(matches!(
+        CMatrix::record_runs(runs, &layout),
+        Err(BlocksError::NotBlocks(_))
+    ));
+}

@@ -160,7 +160,7 @@ impl CircuitsVisitor for Measure<'_> {
     ) -> Result<Census> {
         let mut first = None;
         let c = if self.c_matrix {
-            Some(CMatrix::record(circuits.blank_circuit())?)
+            Some(record_both_ways(&circuits)?)
         } else {
             None
         };
@@ -338,6 +338,30 @@ fn time_without_c<Tree: 'static + MerkleTreeTrait>(
 }
 
 /// Fails unless C·z equals the witness's c on every row (and the rows past C's are 0).
+/// C recorded from the blank circuit in one piece and a run of challenges per thread (what
+/// a gpu process folding C does at its start), side by side: timed, and checked equal.
+fn record_both_ways<Tree: 'static + MerkleTreeTrait>(
+    circuits: &PorepCircuits<'_, Tree>,
+) -> Result<CMatrix> {
+    let started = Instant::now();
+    let whole = CMatrix::record(circuits.blank_circuit())?;
+    let t_whole = started.elapsed();
+    let threads = rayon::current_num_threads();
+    let started = Instant::now();
+    let (by_runs, split) = cuzk_synthesis::record_c(circuits.c1(), threads)?;
+    let t_runs = started.elapsed();
+    if by_runs.entries != whole.entries || by_runs.coeffs != whole.coeffs {
+        bail!("C recorded by runs of challenges differs from the blank circuit's");
+    }
+    println!(
+        "C recorded: blank circuit in one piece {:.3} s; by runs of challenges ({split:?}, layout measured included) {:.3} s: {:.2}x, equal",
+        t_whole.as_secs_f64(),
+        t_runs.as_secs_f64(),
+        t_whole.as_secs_f64() / t_runs.as_secs_f64()
+    );
+    Ok(whole)
+}
+
 fn check_c(
     c: &CMatrix,
     w: &cuzk_kernels::witness::WitnessBuffers<'_>,

@@ -10,6 +10,7 @@
 pub mod blocks;
 mod buffers;
 pub mod c_matrix;
+mod c_matrix_runs;
 pub mod census;
 mod shape;
 mod writer;

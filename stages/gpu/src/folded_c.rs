@@ -18,6 +18,7 @@ use cuzk_kernels::witness::c_matrix::CMatrix;
 use cuzk_shm_layout::{Region, SlotClaim};
 use cuzk_stage_common::slot_view::{cast, cast_mut, meta};
 use cuzk_stage_common::JobSpec;
+use cuzk_synthesis::Split;
 use ff::Field;
 use rayon::prelude::*;
 
@@ -35,15 +36,16 @@ impl FoldedC {
             return Ok(());
         }
         let started = Instant::now();
-        let c = match &spec.synthetic {
+        let (c, how) = match &spec.synthetic {
             Some(s) => {
                 let shape = SyntheticShape::by_name(&s.synthetic)
                     .with_context(|| format!("no synthetic shape {:?}", s.synthetic))?;
-                CMatrix {
+                let empty = CMatrix {
                     num_inputs: shape.num_inputs,
                     num_aux: shape.num_aux,
                     ..Default::default()
-                }
+                };
+                (empty, "empty: a synthetic job".to_string())
             }
             None => {
                 let ids = GivenIds {
@@ -51,11 +53,16 @@ impl FoldedC {
                     sector_num: spec.sector_num,
                 };
                 let c1 = C1Input::read(&spec.c1_path, ids)?;
-                cuzk_synthesis::record_c(&c1)?
+                let (c, split) = cuzk_synthesis::record_c(&c1, rayon::current_num_threads())?;
+                let how = match split {
+                    Split::Threads(n) => format!("a run of challenges per thread, {n} threads"),
+                    Split::OnePiece(why) => format!("in one piece: {why}"),
+                };
+                (c, how)
             }
         };
         eprintln!(
-            "cuzk-gpu: C of {} recorded from the blank circuit ({} entries) in {:.1} s; folded into L when the prover starts",
+            "cuzk-gpu: C of {} recorded ({} entries; {how}) in {:.1} s; folded into L when the prover starts",
             spec.params_path.display(),
             c.entries.len(),
             started.elapsed().as_secs_f64()

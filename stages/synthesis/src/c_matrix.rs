@@ -1,29 +1,64 @@
-//! C of a C1's proof type, recorded from its blank circuit: what a GPU prover folds into L
-//! (`cuzk_kernels::groth16::folded`). Every partition of the proof type has this C.
+//! C of a C1's proof type: what a GPU prover folds into L (`cuzk_kernels::groth16::folded`).
+//! Every partition of the proof type has this C. Recorded a run of challenges per thread
+//! (`CMatrix::record_runs`) from partition 0's circuit cut into runs (recording calls no
+//! witness closure: only the structure is read), or from the blank circuit in one piece.
 
 use cuzk_c1::C1Input;
 use cuzk_kernels::witness::c_matrix::CMatrix;
+use cuzk_kernels::witness::{BlockLayout, BlocksError};
 use filecoin_proofs::MerkleTreeTrait;
 
-use crate::{with_porep_circuits, CircuitsVisitor, PorepCircuits, SynthesisError};
+use crate::{with_porep_circuits, CircuitsVisitor, PorepCircuits, Split, SynthesisError};
 
-struct Record;
+struct Record {
+    threads: usize,
+}
 
 impl CircuitsVisitor for Record {
-    type Output = Result<CMatrix, bellperson::SynthesisError>;
+    type Output = Result<(CMatrix, Split), String>;
     fn visit<Tree: 'static + MerkleTreeTrait>(
         self,
         circuits: PorepCircuits<'_, Tree>,
     ) -> Self::Output {
-        CMatrix::record(circuits.blank_circuit())
+        let challenges = circuits.challenges(0);
+        let mut why_not = format!("{} thread(s), {challenges} challenge(s)", self.threads);
+        if self.threads >= 2 && challenges >= 2 {
+            let by_runs = (|| {
+                let layout = BlockLayout::measure(
+                    circuits.prefix_circuit(),
+                    circuits.challenge_run(0, 0..1).map_err(|e| e.to_string())?,
+                    challenges,
+                )
+                .map_err(|e| e.to_string())?;
+                let runs = layout
+                    .runs(self.threads)
+                    .into_iter()
+                    .map(|run| Ok((run.clone(), circuits.challenge_run(0, run)?)))
+                    .collect::<Result<Vec<_>, SynthesisError>>()
+                    .map_err(|e| e.to_string())?;
+                let n = runs.len();
+                let c = CMatrix::record_runs(runs, &layout).map_err(|e| match e {
+                    BlocksError::NotBlocks(why) => why,
+                    BlocksError::Witness(e) => e.to_string(),
+                })?;
+                Ok((c, Split::Threads(n)))
+            })();
+            match by_runs {
+                Ok(done) => return Ok(done),
+                Err(why) => why_not = why,
+            }
+        }
+        let c = CMatrix::record(circuits.blank_circuit()).map_err(|e| e.to_string())?;
+        Ok((c, Split::OnePiece(why_not)))
     }
 }
 
-/// The circuit's C for `c1`'s proof type (its blank circuit: no witness is computed).
-pub fn record_c(c1: &C1Input) -> Result<CMatrix, SynthesisError> {
-    with_porep_circuits(c1, Record)?.map_err(|err| SynthesisError::Circuit {
+/// The circuit's C for `c1`'s proof type, on up to `threads` threads (no witness is
+/// computed), and how it was split.
+pub fn record_c(c1: &C1Input, threads: usize) -> Result<(CMatrix, Split), SynthesisError> {
+    with_porep_circuits(c1, Record { threads })?.map_err(|err| SynthesisError::Circuit {
         file: c1.file().to_path_buf(),
         partition: 0,
-        reason: format!("recording the blank circuit's C: {err}"),
+        reason: format!("recording the circuit's C: {err}"),
     })
 }

@@ -50,3 +50,42 @@ fn blank_circuits_c_gives_the_real_witness_c() {
     let c1 = C1Input::read(&path, GivenIds::default()).unwrap();
     with_porep_circuits(&c1, BlankCAgainstWitness).unwrap();
 }
+
+/// C recorded a run of challenges per thread (`record_c` on two threads, from the real
+/// circuit cut into runs) equals C recorded from the blank circuit in one piece: the same
+/// entries in the same order and the same coefficient table.
+#[test]
+fn c_recorded_by_challenge_runs_equals_the_blank_circuits() {
+    struct Blank;
+    impl CircuitsVisitor for Blank {
+        type Output = CMatrix;
+        fn visit<Tree: 'static + MerkleTreeTrait>(
+            self,
+            circuits: PorepCircuits<'_, Tree>,
+        ) -> CMatrix {
+            CMatrix::record(circuits.blank_circuit()).unwrap()
+        }
+    }
+    for fixture in ["porep-2KiB-a.c1.json", "porep-8MiB-a.c1.json"] {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures")
+            .join(fixture);
+        let c1 = C1Input::read(&path, GivenIds::default()).unwrap();
+        let blank = with_porep_circuits(&c1, Blank).unwrap();
+        let (by_runs, split) = cuzk_synthesis::record_c(&c1, 2).unwrap();
+        assert_eq!(split, cuzk_synthesis::Split::Threads(2), "{fixture}");
+        assert_eq!(
+            (by_runs.rows, by_runs.num_inputs, by_runs.num_aux),
+            (blank.rows, blank.num_inputs, blank.num_aux),
+            "{fixture}"
+        );
+        assert!(
+            by_runs.coeffs == blank.coeffs,
+            "{fixture}: coefficients differ"
+        );
+        assert!(
+            by_runs.entries == blank.entries,
+            "{fixture}: entries differ"
+        );
+    }
+}
