@@ -14,7 +14,6 @@ use cuzk_kernels::cuda::{GpuPartition, GpuProver, ResidentBases};
 use cuzk_kernels::groth16::steps::{self, Densities};
 use cuzk_kernels::groth16::{combine, MsmResults};
 use cuzk_kernels::srs::{Srs, Validation};
-use cuzk_kernels::witness::c_matrix::CMatrix;
 use cuzk_kernels::witness::{CircuitShape, OwnedWitness};
 use cuzk_synthesis::{
     params_path, with_porep_circuits, CircuitsVisitor, PorepCircuits, Split, ThreadedSynthesis,
@@ -36,8 +35,8 @@ pub struct BenchGpuArgs {
     #[arg(long, default_value_t = 3)]
     pub runs: usize,
     /// H's MSM in Lagrange form (H's bases transformed on the device first), or in that form
-    /// with C folded into L (`folded`: C recorded from the blank circuit of the C1's proof
-    /// type), as the gpu stage takes it from the same variable.
+    /// with C folded into L (`folded`: C of the C1's proof type recorded as the gpu stage
+    /// records it), as the gpu stage takes it from the same variable.
     #[arg(long, env = "CUZK_GPU_H_FORM", default_value = "coefficients", value_parser = ["coefficients", "lagrange", "folded"])]
     pub h_form: String,
 }
@@ -87,11 +86,12 @@ impl CircuitsVisitor for Compare<'_> {
         let mut witness = OwnedWitness::new(capacity);
         let mut folded_c = None;
         if self.args.h_form == "folded" {
-            // C of the proof type's circuit, read from its blank circuit once.
+            // C of the proof type's circuit, recorded once as the gpu stage does.
             let started = Instant::now();
-            let c = std::sync::Arc::new(CMatrix::record(circuits.blank_circuit())?);
+            let (c, split) = cuzk_synthesis::record_c(circuits.c1(), rayon::current_num_threads())?;
+            let c = std::sync::Arc::new(c);
             println!(
-                "C recorded from the blank circuit: {} entries in {:.0} ms",
+                "C recorded ({split:?}): {} entries in {:.0} ms",
                 c.entries.len(),
                 ms(started.elapsed())
             );

@@ -310,8 +310,8 @@ fn supervisor_crash_and_drain_lose_nothing_and_prove_nothing_twice() {
 }
 
 /// With `CUZK_GPU_H_FORM=folded` synthesis leaves c out of the slots (`JobSpec::c_left_out`,
-/// ~1.2x faster synthesis); a gpu stage whose prover reads c (here the CPU device) makes it
-/// again from the circuit's C, recorded from the blank circuit of the job's proof type. The
+/// ~1.16x faster synthesis); a gpu stage whose prover reads c (here the CPU device) makes it
+/// again from the circuit's C, recorded a run of challenges per thread for the job's proof type. The
 /// proof must still pass verification: the recorded C gives the witness's c.
 #[test]
 fn c_left_out_by_synthesis_is_made_again_where_the_prover_reads_it() {
@@ -325,8 +325,8 @@ fn c_left_out_by_synthesis_is_made_again_where_the_prover_reads_it() {
     assert!(p.files("failed", "").is_empty(), "{}", p.logs());
     let logs = p.logs();
     assert!(
-        logs.contains("recorded from the blank circuit"),
-        "the gpu stage recorded no C:\n{logs}"
+        logs.contains("entries; a run of challenges per thread"),
+        "the gpu stage recorded no C, or not by runs of challenges:\n{logs}"
     );
     assert!(
         logs.contains("c made from C (synthesis left it out"),
