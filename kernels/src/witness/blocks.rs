@@ -31,7 +31,7 @@ use super::writer::{eval, prepare, Assignment};
 use super::{CircuitShape, WitnessBuffers, WitnessError};
 
 /// Stack of each run's thread: 8 MiB, a Linux main thread's default.
-const RUN_STACK: usize = 8 << 20;
+pub(super) const RUN_STACK: usize = 8 << 20;
 
 /// Counts of constraints, inputs and aux variables (constraints without bellperson's one
 /// `input · 0 = 0` row per input; inputs with the constant ONE).

@@ -12,7 +12,7 @@ use bellpepper_core::Circuit;
 use blstrs::Scalar as Fr;
 use ff::PrimeField;
 
-use super::blocks::{BlockLayout, BlocksError};
+use super::blocks::{BlockLayout, BlocksError, RUN_STACK};
 use super::c_matrix::{CMatrix, Entry, INPUT};
 
 impl CMatrix {
@@ -34,14 +34,31 @@ impl CMatrix {
                 "runs do not cover the blocks in order".into(),
             ));
         }
-        let recorded: Vec<(Range<usize>, Result<CMatrix, _>)> = std::thread::scope(|s| {
+        let recorded: Vec<(Range<usize>, Result<CMatrix, BlocksError>)> = std::thread::scope(|s| {
             let handles: Vec<_> = runs
                 .into_iter()
-                .map(|(run, circuit)| (run, s.spawn(move || CMatrix::record(circuit))))
+                .map(|(run, circuit)| {
+                    // As for synthesis (`blocks`): a main thread's stack; a thread that
+                    // does not start refuses the split.
+                    let h = std::thread::Builder::new()
+                        .name(format!("recording C {run:?}"))
+                        .stack_size(RUN_STACK)
+                        .spawn_scoped(s, move || CMatrix::record(circuit))
+                        .map_err(|e| {
+                            BlocksError::NotBlocks(format!("a recording thread did not start: {e}"))
+                        });
+                    (run, h)
+                })
                 .collect();
             handles
                 .into_iter()
-                .map(|(run, h)| (run, h.join().expect("a recording thread panicked")))
+                .map(|(run, h)| {
+                    let m = h.and_then(|h| {
+                        let m = h.join().expect("a recording thread panicked");
+                        m.map_err(|e| BlocksError::Witness(e.into()))
+                    });
+                    (run, m)
+                })
                 .collect()
         });
         let (p, b) = (layout.prefix, layout.block);
@@ -53,7 +70,7 @@ impl CMatrix {
         };
         let mut index: HashMap<[u8; 32], u32> = HashMap::new();
         for (run, m) in recorded {
-            let m = m.map_err(|e| BlocksError::Witness(e.into()))?;
+            let m = m?;
             let k = run.len();
             let want = (
                 p.constraints + k * b.constraints,
