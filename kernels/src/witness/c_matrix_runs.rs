@@ -39,14 +39,12 @@ impl CMatrix {
                 .into_iter()
                 .map(|(run, circuit)| {
                     // As for synthesis (`blocks`): a main thread's stack; a thread that
-                    // does not start refuses the split.
+                    // does not start refuses the split (NoThread).
                     let h = std::thread::Builder::new()
                         .name(format!("recording C {run:?}"))
                         .stack_size(RUN_STACK)
                         .spawn_scoped(s, move || CMatrix::record(circuit))
-                        .map_err(|e| {
-                            BlocksError::NotBlocks(format!("a recording thread did not start: {e}"))
-                        });
+                        .map_err(|e| BlocksError::NoThread(e.to_string()));
                     (run, h)
                 })
                 .collect();

@@ -38,7 +38,7 @@ impl CircuitsVisitor for Record {
                     .map_err(|e| e.to_string())?;
                 let n = runs.len();
                 let c = CMatrix::record_runs(runs, &layout).map_err(|e| match e {
-                    BlocksError::NotBlocks(why) => why,
+                    BlocksError::NotBlocks(why) | BlocksError::NoThread(why) => why,
                     BlocksError::Witness(e) => e.to_string(),
                 })?;
                 Ok((c, Split::Threads(n)))
