@@ -21,6 +21,7 @@ use blstrs::{G1Affine, Scalar as Fr};
 use cudarc::driver::sys::CUdeviceptr;
 use ff::Field;
 use group::prime::PrimeCurveAffine;
+use rayon::prelude::*;
 
 use super::device::{self, args, DevBuf, Device};
 use super::layout::{AFFINE_BYTES, FR_BYTES, XYZZ_BYTES};
@@ -93,6 +94,41 @@ pub(crate) fn wanted(
     }
 }
 
+/// λ = z² − 1 (z the BLS12-381 parameter): λ² + λ + 1 ≡ 0 mod r, and λ·(x, y) = (β·x, y)
+/// on G1 with [`glv_beta`].
+const GLV_LAMBDA: u128 = 0xac45_a401_0001_a402_0000_0000_ffff_ffff;
+
+/// The cube root of unity β in Fp with λ·(x, y) = (β·x, y) (of the two, the one that
+/// matches λ; the test below checks it on points).
+pub fn glv_beta() -> blstrs::Fp {
+    const BETA: &str = "1a0111ea397fe699ec02408663d4de85aa0d857d89759ad4897d29650fb85f9b409427eb4f49fffd8bfd00000000aaac";
+    let mut be = [0u8; 48];
+    for (i, b) in be.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&BETA[2 * i..2 * i + 2], 16).expect("hex");
+    }
+    blstrs::Fp::from_bytes_be(&be).expect("β < p")
+}
+
+/// k (canonical, < r) as k1 + k2·λ with k1 = k mod λ, k2 = ⌊k/λ⌋, both below 2^128 (λ >
+/// 2^127 and r < λ² + λ + 1 ≤ 2^256): k1 in the low 128 bits of the result, k2 in the high,
+/// as `xyzz_mul_glv` reads them. Binary long division, 256 steps.
+pub fn glv_split(k: &Limbs) -> Limbs {
+    let (mut q, mut rem) = (0u128, 0u128);
+    for bit in (0..256).rev() {
+        let b = (k[bit / 64] >> (bit % 64)) & 1;
+        let carry = rem >> 127;
+        rem = (rem << 1) | b as u128;
+        q <<= 1;
+        // The remainder before the shift was below λ < 2^128, so after it below 2λ: one
+        // subtraction (wrapping when the shifted-out bit stood for 2^128) brings it under λ.
+        if carry == 1 || rem >= GLV_LAMBDA {
+            rem = rem.wrapping_sub(GLV_LAMBDA);
+            q |= 1;
+        }
+    }
+    [rem as u64, (rem >> 64) as u64, q as u64, (q >> 64) as u64]
+}
+
 /// Device bytes [`lagrange_bases`] needs for n points: the bases in, the XYZZ points the
 /// levels run on, the scalars, the twiddles, the affine result.
 pub(crate) fn transform_bytes(n: usize) -> usize {
@@ -129,8 +165,8 @@ pub(crate) fn lagrange_bases(
     // H_{n−1} = O (all zeros), the point the sums never weigh (groth16::lagrange).
     dev.memset(bases.at(h.len() * AFFINE_BYTES), AFFINE_BYTES, ks)?;
     let twiddles: Vec<Limbs> = powers(roots.omega_inv, n / 2)
-        .iter()
-        .map(to_limbs)
+        .par_iter()
+        .map(|w| glv_split(&to_limbs(w)))
         .collect();
     dev.upload(tw.ptr, tw.bytes, &twiddles, ks)?;
     let g_inv = coset_generator().invert().unwrap();
@@ -138,7 +174,10 @@ pub(crate) fn lagrange_bases(
     // LC: s_i = g^{−i}/n; LD': s_i = 1/(n·(g^n − 1)).
     let mut results = Vec::with_capacity(2);
     for (c, step) in [(roots.n_inv, g_inv), (roots.n_inv * z_inv, Fr::ONE)] {
-        let s: Vec<Limbs> = powers(step, n).iter().map(|p| to_limbs(&(c * p))).collect();
+        let s: Vec<Limbs> = powers(step, n)
+            .par_iter()
+            .map(|p| glv_split(&to_limbs(&(c * p))))
+            .collect();
         dev.upload(scalars.ptr, scalars.bytes, &s, ks)?;
         enqueue_transform(dev, log_n, bases.ptr, x.ptr, scalars.ptr, tw.ptr, out.ptr)?;
         let mut v = vec![G1Affine::identity(); n];
@@ -154,7 +193,7 @@ pub(crate) fn lagrange_bases(
 }
 
 /// out_j = Σ_i w^{ij}·(s_i·P_i) for w = ω^{−1}: scale, log n DIF levels, affine in natural
-/// order (ec_dft.cu).
+/// order (ec_dft.cu); scalars and twiddles split by [`glv_split`].
 fn enqueue_transform(
     dev: &Device,
     log_n: u32,
@@ -166,9 +205,11 @@ fn enqueue_transform(
 ) -> Result<(), GpuError> {
     let n = 1u32 << log_n;
     let ks = dev.compute;
-    // SAFETY: ec_dft_scale(x, bases, scalars, n), ec_dft_level(x, tw, log_n, log_h) over
-    // n/2 butterflies, ec_dft_affine(out, x, log_n): x holds n XYZZ points, bases, scalars
-    // and out n elements each, tw n/2 twiddles (carved by the caller).
+    let beta = super::layout::fp_raw(&glv_beta());
+    // SAFETY: ec_dft_scale(x, bases, scalars, n, beta), ec_dft_level(x, tw, log_n, log_h,
+    // beta) over n/2 butterflies, ec_dft_affine(out, x, log_n): x holds n XYZZ points,
+    // bases, scalars and out n elements each, tw n/2 twiddles (carved by the caller); beta
+    // is 48 bytes as the kernels' fp_t.
     unsafe {
         dev.launch(
             "lagrange scale",
@@ -177,7 +218,7 @@ fn enqueue_transform(
             128,
             0,
             ks,
-            &mut args![x, bases, scalars, n],
+            &mut args![x, bases, scalars, n, beta],
         )?;
         for log_h in (0..log_n).rev() {
             dev.launch(
@@ -187,7 +228,7 @@ fn enqueue_transform(
                 128,
                 0,
                 ks,
-                &mut args![x, tw, log_n, log_h],
+                &mut args![x, tw, log_n, log_h, beta],
             )?;
         }
         dev.launch(
@@ -302,5 +343,45 @@ pub(crate) fn enqueue_c_kinds(
                 counts
             ],
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use blstrs::G1Projective;
+    use ff::PrimeField;
+    use group::{Curve, Group};
+    use rand_chacha::rand_core::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    /// λ·P = (β·x, y) on random points, and λ² + λ + 1 ≡ 0 mod r.
+    #[test]
+    fn beta_is_the_endomorphism_of_lambda() {
+        let lambda = Fr::from_u128(GLV_LAMBDA);
+        assert_eq!(lambda.square() + lambda + Fr::ONE, Fr::ZERO);
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for _ in 0..4 {
+            let p = G1Projective::random(&mut rng).to_affine();
+            let want = (G1Projective::from(p) * lambda).to_affine();
+            let phi = G1Affine::from_raw_unchecked(p.x() * glv_beta(), p.y(), false);
+            assert_eq!(phi, want);
+        }
+    }
+
+    /// k = k1 + k2·λ with k1 < λ, k2 < 2^128, on 0, 1, λ − 1, λ, r − 1 and random scalars.
+    #[test]
+    fn glv_split_recomposes_every_scalar() {
+        let lambda = Fr::from_u128(GLV_LAMBDA);
+        let mut rng = ChaCha8Rng::seed_from_u64(8);
+        let mut cases = vec![Fr::ZERO, Fr::ONE, lambda - Fr::ONE, lambda, -Fr::ONE];
+        cases.extend((0..1000).map(|_| Fr::random(&mut rng)));
+        for k in cases {
+            let s = glv_split(&to_limbs(&k));
+            let k1 = s[0] as u128 | (s[1] as u128) << 64;
+            let k2 = s[2] as u128 | (s[3] as u128) << 64;
+            assert!(k1 < GLV_LAMBDA);
+            assert_eq!(Fr::from_u128(k1) + Fr::from_u128(k2) * lambda, k);
+        }
     }
 }

@@ -26,7 +26,9 @@ pub mod synthetic;
 
 pub use error::GpuError;
 pub use host_pin::HostPin;
-pub use lagrange::{h_form, lagrange_bases_on, set_folded_c, set_h_form, HForm};
+pub use lagrange::{
+    glv_beta, glv_split, h_form, lagrange_bases_on, set_folded_c, set_h_form, HForm,
+};
 pub use msm_g2::{G2Timings, GpuG2Msm};
 pub use ntt::{set_full_tables, set_pass_build, PassBuild as NttPassBuild};
 pub use prover::{

@@ -152,20 +152,23 @@ template <class F, class K = Kern<F>> static void plan_msm(unsigned mode) {
 }
 
 // H in Lagrange form (h_lagrange.cu, ec_dft.cu), launched as lagrange.rs launches them.
-// op 20, n = 2^log_n: (n affine bases, n scalars, n/2 twiddles) -> out_j = Σ_i w^{ij}·s_i·P_i
-// for natural j (ec_dft_scale, ec_dft_level from the widest half down, ec_dft_affine).
+// op 20, n = 2^log_n: (β, n affine bases, n scalars and n/2 twiddles split for GLV) ->
+// out_j = Σ_i w^{ij}·s_i·P_i for natural j (ec_dft_scale, ec_dft_level from the widest half
+// down, ec_dft_affine).
 static void ec_dft(unsigned n) {
   unsigned log_n = 0;
   while ((1u << log_n) < n) log_n++;
+  fp_t beta;
+  rd(&beta, sizeof beta);
   std::vector<affine_t> in(n), out(n);
   std::vector<fr_t> s(n), tw(n / 2);
   std::vector<xyzz_t> x(n);
   rd(in.data(), n * sizeof(affine_t));
   rd(s.data(), n * sizeof(fr_t));
   rd(tw.data(), n / 2 * sizeof(fr_t));
-  grid(n, [&] { ec_dft_scale(x.data(), in.data(), s.data(), n); });
+  grid(n, [&] { ec_dft_scale(x.data(), in.data(), s.data(), n, beta); });
   for (int log_h = (int)log_n - 1; log_h >= 0; log_h--)
-    grid(n / 2, [&] { ec_dft_level(x.data(), tw.data(), log_n, (unsigned)log_h); });
+    grid(n / 2, [&] { ec_dft_level(x.data(), tw.data(), log_n, (unsigned)log_h, beta); });
   grid(n, [&] { ec_dft_affine(out.data(), x.data(), log_n); });
   wr(out.data(), n * sizeof(affine_t));
 }

@@ -4,7 +4,8 @@
 //! L (c_fold.cu) against `groth16::folded::fold_c_into_l`.
 
 use blstrs::{G1Affine, G1Projective, Scalar as Fr};
-use cuzk_kernels::cuda::layout::{bytes_of, fr_raw};
+use cuzk_kernels::cuda::layout::{bytes_of, fp_raw, fr_raw};
+use cuzk_kernels::cuda::{glv_beta, glv_split};
 use cuzk_kernels::groth16::folded::fold_c_into_l;
 use cuzk_kernels::groth16::lagrange::lagrange_bases;
 use cuzk_kernels::msm::scalars::{to_limbs, Limbs};
@@ -49,7 +50,7 @@ fn lagrange_bases_built_for_the_host_match_the_cpu() {
         let z_inv = roots.z_on_coset().invert().unwrap();
         let tw: Vec<Limbs> = powers(roots.omega_inv, n / 2)
             .iter()
-            .map(to_limbs)
+            .map(|w| glv_split(&to_limbs(w)))
             .collect();
         let mut bases = h.clone();
         bases.push(G1Affine::identity());
@@ -58,8 +59,12 @@ fn lagrange_bases_built_for_the_host_match_the_cpu() {
             (roots.n_inv, g_inv, &want_lc),
             (roots.n_inv * z_inv, Fr::ONE, &want_ld),
         ] {
-            let s: Vec<Limbs> = powers(step, n).iter().map(|p| to_limbs(&(c * p))).collect();
+            let s: Vec<Limbs> = powers(step, n)
+                .iter()
+                .map(|p| glv_split(&to_limbs(&(c * p))))
+                .collect();
             let mut input = record(20, n);
+            input.extend(bytes_of(&[fp_raw(&glv_beta())]));
             input.extend(bytes_of(&bases));
             input.extend(bytes_of(&s));
             input.extend(bytes_of(&tw));
