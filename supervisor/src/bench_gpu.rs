@@ -39,6 +39,10 @@ pub struct BenchGpuArgs {
     /// records it), as the gpu stage takes it from the same variable.
     #[arg(long, env = "CUZK_GPU_H_FORM", default_value = "coefficients", value_parser = ["coefficients", "lagrange", "folded"])]
     pub h_form: String,
+    /// Where H's bases in Lagrange form are kept between runs (as the gpu stage's
+    /// `CUZK_GPU_LAGRANGE_CACHE`).
+    #[arg(long, env = "CUZK_GPU_LAGRANGE_CACHE")]
+    pub lagrange_cache: Option<std::path::PathBuf>,
 }
 
 fn ms(d: Duration) -> f64 {
@@ -51,6 +55,7 @@ pub fn run(args: &BenchGpuArgs) -> Result<()> {
         "folded" => cuzk_kernels::cuda::HForm::Folded,
         _ => cuzk_kernels::cuda::HForm::Coefficients,
     });
+    cuzk_kernels::cuda::set_lagrange_cache(args.lagrange_cache.clone());
     let c1 = C1Input::read(&args.c1.c1, args.c1.given_ids())?;
     let proofs = with_porep_circuits(&c1, Compare { args })??;
     let proof = assemble_proof("bench-gpu", &c1, &proofs)?;

@@ -9,10 +9,12 @@
 //! ([`lagrange_bases`], ec_dft.cu); the per-partition kernels are in h_lagrange.cu.
 //!
 //! Whether a prover takes this form is [`HForm`], set once per process (`set_h_form`; the
-//! gpu stage's `h_form` setting): the default is the coefficient form, because making LC
+//! gpu stage's `CUZK_GPU_H_FORM`): the default is the coefficient form, because making LC
 //! and LD' takes ~570 s at 2^27 on an H200 with today's kernel (extrapolated from 2^22,
-//! docs/perf.md).
+//! docs/perf.md). With a cache directory (`set_lagrange_cache`) they are made once per H
+//! and read at later starts.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -46,6 +48,51 @@ pub enum HForm {
 }
 
 static H_FORM: AtomicU8 = AtomicU8::new(0);
+static CACHE: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+/// Where provers made from now on keep LC and LD' between starts (`lagrange_cache.rs`);
+/// None: they make them at every start.
+pub fn set_lagrange_cache(dir: Option<PathBuf>) {
+    *CACHE.lock().unwrap_or_else(|e| e.into_inner()) = dir;
+}
+
+fn cache_dir() -> Option<PathBuf> {
+    CACHE.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+/// LC and LD' for `h`: from the cache directory when it holds them, else made on `dev`
+/// ([`lagrange_bases`]) and stored there. Logs where they came from and what it took.
+pub(crate) fn lagrange_bases_cached(
+    dev: &mut Device,
+    h: &[G1Affine],
+) -> Result<(Vec<G1Affine>, Vec<G1Affine>), GpuError> {
+    let dir = cache_dir();
+    if let Some(dir) = &dir {
+        let started = Instant::now();
+        let (hit, why) = super::lagrange_cache::load(dir, h);
+        eprintln!(
+            "cuzk-kernels: H's bases in Lagrange form: {why} ({:.1} s)",
+            started.elapsed().as_secs_f64()
+        );
+        if let Some(v) = hit {
+            return Ok(v);
+        }
+    }
+    let (lc, ld, took) = lagrange_bases(dev, h)?;
+    eprintln!(
+        "cuzk-kernels: H's {} bases put in Lagrange form on the device in {:.1} s",
+        h.len(),
+        took.as_secs_f64()
+    );
+    if let Some(dir) = &dir {
+        // A cache that cannot be written costs the next start the transform, nothing else.
+        match super::lagrange_cache::store(dir, h, &lc, &ld) {
+            Ok(path) => eprintln!("cuzk-kernels: kept in {}", path.display()),
+            Err(e) => eprintln!("cuzk-kernels: not kept in {}: {e}", dir.display()),
+        }
+    }
+    Ok((lc, ld))
+}
 
 /// The circuit's C for [`HForm::Folded`] (one circuit a process: the gpu stage proves
 /// partitions of one proof type).

@@ -13,6 +13,7 @@ mod device;
 mod error;
 mod host_pin;
 mod lagrange;
+pub mod lagrange_cache;
 pub mod layout;
 pub mod memory_plan;
 pub mod msm;
@@ -27,7 +28,8 @@ pub mod synthetic;
 pub use error::GpuError;
 pub use host_pin::HostPin;
 pub use lagrange::{
-    glv_beta, glv_split, h_form, lagrange_bases_on, set_folded_c, set_h_form, HForm,
+    glv_beta, glv_split, h_form, lagrange_bases_on, set_folded_c, set_h_form, set_lagrange_cache,
+    HForm,
 };
 pub use msm_g2::{G2Timings, GpuG2Msm};
 pub use ntt::{set_full_tables, set_pass_build, PassBuild as NttPassBuild};

@@ -31,12 +31,8 @@ impl Made {
         h: &[G1Affine],
         l: &[G1Affine],
     ) -> Result<Made, GpuError> {
-        let (lc, ld, took) = lagrange::lagrange_bases(dev, h)?;
-        eprintln!(
-            "cuzk-kernels: H's {} bases put in Lagrange form in {:.1} s",
-            h.len(),
-            took.as_secs_f64()
-        );
+        // From the cache directory when it holds them (lagrange.rs `set_lagrange_cache`).
+        let (lc, ld) = lagrange::lagrange_bases_cached(dev, h)?;
         Ok(match (kind, c) {
             (LagrangeBases::Folded, Some(c)) => {
                 let (l_folded, q_in, took) = c_fold::fold_on_device(dev, l, &ld, c)?;

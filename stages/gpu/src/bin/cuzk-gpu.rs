@@ -35,6 +35,11 @@ struct Args {
     /// yet measured on the H200, docs/gpu.md "C folded into L").
     #[arg(long, env = "CUZK_GPU_H_FORM", default_value = "coefficients")]
     h_form: HFormArg,
+    /// With `lagrange` or `folded`: a directory where H's bases in Lagrange form are kept between
+    /// starts (made once per parameter file: 0.4 GiB at 2 KiB, 24 GiB at 32 GiB); absent:
+    /// made at every start.
+    #[arg(long, env = "CUZK_GPU_LAGRANGE_CACHE")]
+    lagrange_cache: Option<std::path::PathBuf>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -54,6 +59,7 @@ fn run(args: Args) -> Result<()> {
         HFormArg::Lagrange => cuzk_kernels::cuda::HForm::Lagrange,
         HFormArg::Folded => cuzk_kernels::cuda::HForm::Folded,
     });
+    cuzk_kernels::cuda::set_lagrange_cache(args.lagrange_cache.clone());
     let rt = StageRuntime::start(args.stage, Stage::Gpu)?;
     let to_epilogue = rt.control.sender(SlotState::Proved)?;
     let mut srs = SrsCache::new(&rt.srs_dir(), rt.args.trust_params);
