@@ -9,8 +9,9 @@ use blstrs::G1Affine;
 use group::prime::PrimeCurveAffine;
 
 use super::device::{args, Device};
-use super::layout::{AFFINE_BYTES, FR_BYTES};
+use super::layout::{AFFINE_BYTES, FR_BYTES, XYZZ_BYTES};
 use super::GpuError;
+use crate::msm::scalars::Limbs;
 use crate::witness::c_matrix::CMatrix;
 
 /// (L', Q_inputs) of `l` (one point an aux variable of C's circuit) and `ld` (LD', a point
@@ -34,19 +35,24 @@ pub(crate) fn fold_on_device(
     }
     let (start, rows, coeff_of) = c.by_var().columns();
     let (mags, negs) = c.signed_magnitudes();
+    let (vstart, cstart) = fold_chunks(&start, &coeff_of, &mags, CHUNK_COST);
+    let chunks = cstart.len() - 1;
     let vars = c.num_inputs + c.num_aux;
     let u32s = |n: usize| n * 4;
     dev.ctx.bind_to_thread().step("bind context")?;
     dev.allocate(
         (vars + l.len() + ld.len()) * AFFINE_BYTES
-            + u32s(start.len() + 2 * rows.len() + negs.len())
+            + chunks.max(1) * XYZZ_BYTES
+            + u32s(vstart.len() + cstart.len() + 2 * rows.len() + negs.len())
             + mags.len() * FR_BYTES
-            + 8 * 256,
+            + 9 * 256,
     )?;
     let out = dev.carve(vars * AFFINE_BYTES);
     let l_buf = dev.carve(l.len() * AFFINE_BYTES);
     let ld_buf = dev.carve(ld.len() * AFFINE_BYTES);
-    let start_buf = dev.carve(u32s(start.len()));
+    let partial = dev.carve(chunks.max(1) * XYZZ_BYTES);
+    let vstart_buf = dev.carve(u32s(vstart.len()));
+    let cstart_buf = dev.carve(u32s(cstart.len()));
     let rows_buf = dev.carve(u32s(rows.len()).max(4));
     let coeff_buf = dev.carve(u32s(coeff_of.len()).max(4));
     let mags_buf = dev.carve((mags.len() * FR_BYTES).max(FR_BYTES));
@@ -55,20 +61,43 @@ pub(crate) fn fold_on_device(
     let started = Instant::now();
     dev.upload(l_buf.ptr, l_buf.bytes, l, ks)?;
     dev.upload(ld_buf.ptr, ld_buf.bytes, ld, ks)?;
-    dev.upload(start_buf.ptr, start_buf.bytes, &start, ks)?;
+    dev.upload(vstart_buf.ptr, vstart_buf.bytes, &vstart, ks)?;
+    dev.upload(cstart_buf.ptr, cstart_buf.bytes, &cstart, ks)?;
     dev.upload(rows_buf.ptr, rows_buf.bytes, &rows, ks)?;
     dev.upload(coeff_buf.ptr, coeff_buf.bytes, &coeff_of, ks)?;
     dev.upload(mags_buf.ptr, mags_buf.bytes, &mags, ks)?;
     dev.upload(negs_buf.ptr, negs_buf.bytes, &negs, ks)?;
-    let (vars32, n_in) = (vars as u32, c.num_inputs as u32);
-    // SAFETY: c_fold(out, l, ld, start, rows, coeff_of, mags, negs, vars, n_in): out holds
-    // vars points, l the n_aux = vars − n_in points it reads at k − n_in, ld every row C
-    // names, start vars + 1 offsets into rows and coeff_of, whose indices are below the
-    // coefficient count mags and negs hold (all carved above).
+    let (vars32, n_in, chunks32) = (vars as u32, c.num_inputs as u32, chunks as u32);
+    // SAFETY: c_fold_chunks(partial, ld, cstart, rows, coeff_of, mags, negs, chunks):
+    // partial holds `chunks` XYZZ points, cstart chunks + 1 offsets into rows and coeff_of,
+    // ld every row C names, coefficient indices below the count mags and negs hold;
+    // c_fold_sum(out, l, partial, vstart, vars, n_in): out holds vars points, l the
+    // n_aux = vars − n_in points it reads at k − n_in, vstart vars + 1 offsets into partial
+    // (all carved above, launched in order on one stream).
     unsafe {
+        if chunks32 > 0 {
+            dev.launch(
+                "fold C into L: chunks",
+                dev.k.c_fold_chunks,
+                chunks32.div_ceil(128),
+                128,
+                0,
+                ks,
+                &mut args![
+                    partial.ptr,
+                    ld_buf.ptr,
+                    cstart_buf.ptr,
+                    rows_buf.ptr,
+                    coeff_buf.ptr,
+                    mags_buf.ptr,
+                    negs_buf.ptr,
+                    chunks32
+                ],
+            )?;
+        }
         dev.launch(
-            "fold C into L",
-            dev.k.c_fold,
+            "fold C into L: sums",
+            dev.k.c_fold_sum,
             vars32.div_ceil(128),
             128,
             0,
@@ -76,12 +105,8 @@ pub(crate) fn fold_on_device(
             &mut args![
                 out.ptr,
                 l_buf.ptr,
-                ld_buf.ptr,
-                start_buf.ptr,
-                rows_buf.ptr,
-                coeff_buf.ptr,
-                mags_buf.ptr,
-                negs_buf.ptr,
+                partial.ptr,
+                vstart_buf.ptr,
                 vars32,
                 n_in
             ],
@@ -94,4 +119,107 @@ pub(crate) fn fold_on_device(
     dev.release()?;
     let l_folded = folded.split_off(c.num_inputs);
     Ok((l_folded, folded, took))
+}
+
+/// A chunk's cost bound, in coefficient bits (an entry costs its magnitude's bit length, at
+/// least 1): about 16 full-width products a thread, so the ONE variable's ~10^4 wide
+/// entries at 2 KiB spread over ~600 threads and the usual variable (a few small
+/// coefficients) is one chunk.
+pub const CHUNK_COST: u32 = 4096;
+
+/// Each variable's entries (`start`, from `ByVar::columns`) cut into chunks of at most
+/// `budget` cost, never across variables: (vstart, cstart), variable k's chunks
+/// vstart[k]..vstart[k + 1], chunk i's entries cstart[i]..cstart[i + 1]. A variable
+/// without entries has no chunk; one entry costlier than `budget` is a chunk of its own.
+pub fn fold_chunks(
+    start: &[u32],
+    coeff_of: &[u32],
+    mags: &[Limbs],
+    budget: u32,
+) -> (Vec<u32>, Vec<u32>) {
+    let bits = |m: &Limbs| -> u32 {
+        (0..4)
+            .rev()
+            .find(|&i| m[i] != 0)
+            .map_or(0, |i| 64 * i as u32 + 64 - m[i].leading_zeros())
+    };
+    let cost: Vec<u32> = mags.iter().map(|m| bits(m).max(1)).collect();
+    let mut vstart = Vec::with_capacity(start.len());
+    let mut cstart = Vec::with_capacity(start.len());
+    for w in start.windows(2) {
+        vstart.push(cstart.len() as u32);
+        let mut spent = budget; // a fresh chunk at the variable's first entry
+        for e in w[0]..w[1] {
+            let c = cost[coeff_of[e as usize] as usize];
+            if spent + c > budget && spent > 0 {
+                cstart.push(e);
+                spent = 0;
+            }
+            spent += c;
+        }
+    }
+    vstart.push(cstart.len() as u32);
+    cstart.push(*start.last().unwrap_or(&0));
+    (vstart, cstart)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every entry in exactly one chunk, chunks in order and within their variable, each
+    /// within the budget unless it is one entry; variables without entries get none.
+    #[test]
+    fn chunks_cover_each_variables_entries_within_the_budget() {
+        // Coefficients: 1 (cost 1), 2^40 (41), a 255-bit one.
+        let mags: Vec<Limbs> = vec![[1, 0, 0, 0], [1 << 40, 0, 0, 0], [7, 7, 7, 1 << 62]];
+        let per_var: Vec<Vec<u32>> = vec![
+            vec![],
+            vec![0; 5],
+            vec![2; 40],
+            vec![],
+            vec![1, 2, 0, 2, 1, 1, 1, 2],
+            vec![2],
+        ];
+        let mut start = vec![0u32];
+        let mut coeff_of = Vec::new();
+        for v in &per_var {
+            coeff_of.extend(v);
+            start.push(coeff_of.len() as u32);
+        }
+        for budget in [1, 100, 300, 1000, 4096] {
+            let (vstart, cstart) = fold_chunks(&start, &coeff_of, &mags, budget);
+            assert_eq!(vstart.len(), per_var.len() + 1);
+            assert_eq!(*cstart.last().unwrap(), coeff_of.len() as u32);
+            assert_eq!(*vstart.last().unwrap() as usize + 1, cstart.len());
+            for (k, v) in per_var.iter().enumerate() {
+                let (a, b) = (vstart[k] as usize, vstart[k + 1] as usize);
+                assert_eq!(v.is_empty(), a == b, "var {k} budget {budget}");
+                if v.is_empty() {
+                    continue;
+                }
+                assert_eq!(
+                    cstart[a], start[k],
+                    "var {k}'s first chunk at its first entry"
+                );
+                assert_eq!(
+                    cstart[b],
+                    start[k + 1],
+                    "var {k}'s chunks end at its last entry"
+                );
+                for i in a..b {
+                    let (s, e) = (cstart[i] as usize, cstart[i + 1] as usize);
+                    assert!(s < e, "no empty chunk");
+                    let cost: u32 = coeff_of[s..e]
+                        .iter()
+                        .map(|&c| [1, 41, 255][c as usize])
+                        .sum();
+                    assert!(cost <= budget || e - s == 1, "chunk {i}: {cost} > {budget}");
+                }
+            }
+        }
+        // 40 wide entries at 4096: 16 a chunk (16 · 255 ≤ 4096 < 17 · 255), so 3 chunks.
+        let (vstart, _) = fold_chunks(&start, &coeff_of, &mags, 4096);
+        assert_eq!(vstart[3] - vstart[2], 3);
+    }
 }

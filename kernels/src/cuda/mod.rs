@@ -25,6 +25,7 @@ mod staged_upload;
 pub mod stream;
 pub mod synthetic;
 
+pub use c_fold::{fold_chunks, CHUNK_COST};
 pub use error::GpuError;
 pub use host_pin::HostPin;
 pub use lagrange::{

@@ -203,27 +203,31 @@ static void coset_scalars(unsigned n) {
   wr(a.data(), n * sizeof(fr_t));
 }
 
-// op 23, n variables: (n_in, LD' points, entries, coefficients), start[n + 1], rows and
-// coefficient indices (an entry each), magnitudes, signs, L (n − n_in points), LD' ->
-// the n folded points (inputs' Q, then L'), as c_fold::fold_on_device launches c_fold.
+// op 23, n variables: (n_in, LD' points, entries, coefficients, chunks), vstart[n + 1],
+// cstart[chunks + 1], rows and coefficient indices (an entry each),
+// magnitudes, signs, L (n − n_in points), LD' -> the n folded points (inputs' Q, then L'),
+// as c_fold::fold_on_device launches c_fold_chunks, then c_fold_sum.
 static void c_fold_op(unsigned n) {
-  unsigned hdr[4];
+  unsigned hdr[5];
   rd(hdr, sizeof hdr);
-  const unsigned n_in = hdr[0], ld_n = hdr[1], entries = hdr[2], coeffs = hdr[3];
-  std::vector<unsigned> start(n + 1), rows(entries), coeff_of(entries), negs(coeffs);
+  const unsigned n_in = hdr[0], ld_n = hdr[1], entries = hdr[2], coeffs = hdr[3], chunks = hdr[4];
+  std::vector<unsigned> vstart(n + 1), cstart(chunks + 1), rows(entries), coeff_of(entries), negs(coeffs);
   std::vector<fr_t> mags(coeffs);
   std::vector<affine_t> l(n - n_in), ld(ld_n), out(n);
-  rd(start.data(), (n + 1) * 4);
+  std::vector<xyzz_t> partial(chunks);
+  rd(vstart.data(), (n + 1) * 4);
+  rd(cstart.data(), (chunks + 1) * 4);
   rd(rows.data(), entries * 4);
   rd(coeff_of.data(), entries * 4);
   rd(mags.data(), coeffs * sizeof(fr_t));
   rd(negs.data(), coeffs * 4);
   rd(l.data(), (n - n_in) * sizeof(affine_t));
   rd(ld.data(), ld_n * sizeof(affine_t));
-  grid(n, [&] {
-    c_fold(out.data(), l.data(), ld.data(), start.data(), rows.data(), coeff_of.data(), mags.data(),
-           negs.data(), n, n_in);
+  grid(chunks, [&] {
+    c_fold_chunks(partial.data(), ld.data(), cstart.data(), rows.data(), coeff_of.data(), mags.data(),
+                  negs.data(), chunks);
   });
+  grid(n, [&] { c_fold_sum(out.data(), l.data(), partial.data(), vstart.data(), n, n_in); });
   wr(out.data(), n * sizeof(affine_t));
 }
 

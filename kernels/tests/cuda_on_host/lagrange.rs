@@ -5,7 +5,7 @@
 
 use blstrs::{G1Affine, G1Projective, Scalar as Fr};
 use cuzk_kernels::cuda::layout::{bytes_of, fp_raw, fr_raw};
-use cuzk_kernels::cuda::{glv_beta, glv_split};
+use cuzk_kernels::cuda::{fold_chunks, glv_beta, glv_split, CHUNK_COST};
 use cuzk_kernels::groth16::folded::fold_c_into_l;
 use cuzk_kernels::groth16::lagrange::lagrange_bases;
 use cuzk_kernels::msm::scalars::{to_limbs, Limbs};
@@ -155,9 +155,11 @@ fn c_kinds_and_coset_scalars_built_for_the_host_match_the_cpu() {
     assert_eq!(got, want, "a·b/(g^n − 1) canonical");
 }
 
-/// c_fold: L' = L − Cᵀ·LD' and the inputs' Q equal the CPU fold's, over a random C with
-/// every kind of coefficient (1, −1, powers of two, small of either sign, wide), inputs
-/// and aux, a variable without entries and an LD' point at infinity.
+/// c_fold_chunks and c_fold_sum: L' = L − Cᵀ·LD' and the inputs' Q equal the CPU fold's,
+/// over a random C with every kind of coefficient (1, −1, powers of two, small of either
+/// sign, wide), inputs and aux, a variable without entries, an LD' point at infinity and
+/// the ONE variable in 60 rows with wide coefficients (as the PoRep circuit's round
+/// constants), its entries cut into one chunk each, a few a chunk, and the prover's chunks.
 #[test]
 fn c_fold_built_for_the_host_matches_the_cpu() {
     let dir = tempfile::tempdir().unwrap();
@@ -180,6 +182,14 @@ fn c_fold_built_for_the_host_matches_the_cpu() {
             let coeff = ((r >> 40) % coeffs.len() as u64) as u32;
             entries.push(Entry { row, var, coeff });
         }
+        if row % 5 == 0 {
+            let coeff = 7 + (rng.next_u64() % 4) as u32;
+            entries.push(Entry {
+                row,
+                var: INPUT,
+                coeff,
+            });
+        }
     }
     let c = CMatrix {
         rows,
@@ -197,27 +207,38 @@ fn c_fold_built_for_the_host_matches_the_cpu() {
     let (start, rows_of, coeff_of) = c.by_var().columns();
     let (mags, negs) = c.signed_magnitudes();
     let vars = n_in + n_aux;
-    let mut input = record(23, vars);
-    let hdr = [
-        n_in as u32,
-        rows as u32,
-        rows_of.len() as u32,
-        mags.len() as u32,
-    ];
-    input.extend(bytes_of(&hdr));
-    input.extend(bytes_of(&start));
-    input.extend(bytes_of(&rows_of));
-    input.extend(bytes_of(&coeff_of));
-    input.extend(bytes_of(&mags));
-    input.extend(bytes_of(&negs));
-    input.extend(bytes_of(&l));
-    input.extend(bytes_of(&ld));
-    let got = affine_at(&run(&exe, dir.path(), &input), vars);
-    assert_eq!(&got[..n_in], &want_q[..], "inputs' Q");
-    assert_eq!(&got[n_in..], &want_l[..], "L'");
-    assert_eq!(
-        got[n_in + 7],
-        l[7],
-        "a variable without entries keeps its L"
-    );
+    for budget in [1, 1000, CHUNK_COST] {
+        let (vstart, cstart) = fold_chunks(&start, &coeff_of, &mags, budget);
+        let chunks = cstart.len() - 1;
+        let mut input = record(23, vars);
+        let hdr = [
+            n_in as u32,
+            rows as u32,
+            rows_of.len() as u32,
+            mags.len() as u32,
+            chunks as u32,
+        ];
+        input.extend(bytes_of(&hdr));
+        input.extend(bytes_of(&vstart));
+        input.extend(bytes_of(&cstart));
+        input.extend(bytes_of(&rows_of));
+        input.extend(bytes_of(&coeff_of));
+        input.extend(bytes_of(&mags));
+        input.extend(bytes_of(&negs));
+        input.extend(bytes_of(&l));
+        input.extend(bytes_of(&ld));
+        let got = affine_at(&run(&exe, dir.path(), &input), vars);
+        assert_eq!(&got[..n_in], &want_q[..], "inputs' Q, budget {budget}");
+        assert_eq!(&got[n_in..], &want_l[..], "L', budget {budget}");
+        assert_eq!(
+            got[n_in + 7],
+            l[7],
+            "a variable without entries keeps its L"
+        );
+        let one_chunks = vstart[1] - vstart[0];
+        assert!(
+            one_chunks > 1 || budget == CHUNK_COST,
+            "ONE in {one_chunks} chunks"
+        );
+    }
 }
