@@ -10,7 +10,7 @@
 //!
 //! Whether a prover takes this form is [`HForm`], set once per process (`set_h_form`; the
 //! gpu stage's `CUZK_GPU_H_FORM`): the default is the coefficient form, because making LC
-//! and LD' takes ~570 s at 2^27 on an H200 with today's kernel (extrapolated from 2^22,
+//! and LD' takes ~340 s at 2^27 on an H200 by GLV (extrapolated from 8.6 s at 2^22,
 //! docs/perf.md). With a cache directory (`set_lagrange_cache`) they are made once per H
 //! and read at later starts.
 

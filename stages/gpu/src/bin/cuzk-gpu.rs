@@ -30,9 +30,10 @@ struct Args {
     /// How H's MSM is formed on a CUDA device: `coefficients` (six transforms, a dense MSM
     /// over H's bases) or `lagrange` (H's bases put in Lagrange form on the device when the
     /// prover starts: four transforms, a dense MSM and a sparse one; ~17 ms less a 32 GiB
-    /// partition on an H200, but the start takes ~10 min more there, docs/operations.md),
-    /// or `folded` (Lagrange form with the circuit's C folded into L: no sparse MSM; not
-    /// yet measured on the H200, docs/gpu.md "C folded into L").
+    /// partition on an H200), or `folded` (Lagrange form with the circuit's C folded into
+    /// L: no sparse MSM, 0.993 against 1.066 s a 32 GiB partition on an H200). Both others
+    /// cost the start ~6 min at 32 GiB unless `lagrange_cache` holds their bases
+    /// (docs/operations.md).
     #[arg(long, env = "CUZK_GPU_H_FORM", default_value = "coefficients")]
     h_form: HFormArg,
     /// With `lagrange` or `folded`: a directory where H's bases in Lagrange form are kept
