@@ -148,14 +148,19 @@ pub fn fold_chunks(
     let mut cstart = Vec::with_capacity(start.len());
     for w in start.windows(2) {
         vstart.push(cstart.len() as u32);
-        let mut spent = budget; // a fresh chunk at the variable's first entry
+        // The cost of the chunk open for this variable (None: the variable's first entry
+        // opens one).
+        let mut spent: Option<u32> = None;
         for e in w[0]..w[1] {
             let c = cost[coeff_of[e as usize] as usize];
-            if spent + c > budget && spent > 0 {
-                cstart.push(e);
-                spent = 0;
-            }
-            spent += c;
+            let open = match spent {
+                Some(s) if s + c <= budget => s,
+                _ => {
+                    cstart.push(e);
+                    0
+                }
+            };
+            spent = Some(open + c);
         }
     }
     vstart.push(cstart.len() as u32);
