@@ -17,7 +17,7 @@ use blstrs::{Bls12, Scalar as Fr};
 use circuits::ShaChain;
 use cuzk_kernels::groth16;
 use cuzk_kernels::srs::{Srs, Validation};
-use cuzk_kernels::witness::{synthesize_into, CircuitShape, OwnedWitness};
+use cuzk_kernels::witness::{synthesize_into, CValues, CircuitShape, OwnedWitness};
 use ff::Field;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -117,7 +117,8 @@ fn main() {
         // cuzk: synthesis into our buffers + our prover.
         let t = Instant::now();
         let mut w = OwnedWitness::new(shape);
-        let shape = synthesize_into(circuit.clone(), &shape, w.buffers()).unwrap();
+        let shape =
+            synthesize_into(circuit.clone(), &shape, w.buffers(), CValues::Written).unwrap();
         let synth = t.elapsed();
         let (proof, timings) = groth16::prove(&srs, &shape, w.buffers(), r, s).unwrap();
         let our_time = t.elapsed();

@@ -9,7 +9,7 @@ use bellperson::gadgets::boolean::AllocatedBit;
 use bellperson::gadgets::num::AllocatedNum;
 use blstrs::Scalar as Fr;
 use cuzk_kernels::witness::{
-    first_difference, synthesize_blocks_into, synthesize_into, BlockLayout, BlocksError,
+    first_difference, synthesize_blocks_into, synthesize_into, BlockLayout, BlocksError, CValues,
     CircuitShape, OwnedWitness,
 };
 use ff::Field;
@@ -81,7 +81,7 @@ fn threaded(
         .into_iter()
         .map(|r| (r.clone(), chain(seed, r, skewed)))
         .collect();
-    let got = synthesize_blocks_into(runs, &layout, &shape, &mut w.buffers());
+    let got = synthesize_blocks_into(runs, &layout, &shape, &mut w.buffers(), CValues::Written);
     (w, got)
 }
 
@@ -91,8 +91,13 @@ fn runs_of_blocks_equal_one_piece() {
         let seed = 1234 + blocks as u64;
         let shape = CircuitShape::of(chain(seed, 0..blocks, false)).unwrap();
         let mut one = OwnedWitness::new(shape);
-        let one_shape =
-            synthesize_into(chain(seed, 0..blocks, false), &shape, one.buffers()).unwrap();
+        let one_shape = synthesize_into(
+            chain(seed, 0..blocks, false),
+            &shape,
+            one.buffers(),
+            CValues::Written,
+        )
+        .unwrap();
         let (mut w, got) = threaded(seed, blocks, threads, false);
         assert_eq!(
             got.unwrap(),
@@ -131,7 +136,7 @@ fn runs_must_cover_the_blocks_in_order() {
     let shape = layout.shape();
     let mut w = OwnedWitness::new(shape);
     let runs = vec![(0..2, chain(5, 0..2, false)), (3..4, chain(5, 3..4, false))];
-    let got = synthesize_blocks_into(runs, &layout, &shape, &mut w.buffers());
+    let got = synthesize_blocks_into(runs, &layout, &shape, &mut w.buffers(), CValues::Written);
     assert!(matches!(got, Err(BlocksError::NotBlocks(_))), "{got:?}");
 }
 

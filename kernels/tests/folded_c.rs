@@ -13,9 +13,7 @@ use common::params_via_file;
 use cuzk_kernels::groth16::folded::{inputs_q_sum, FoldedBases};
 use cuzk_kernels::msm::scalars::to_limbs;
 use cuzk_kernels::witness::c_matrix::CMatrix;
-use cuzk_kernels::witness::{
-    synthesize_into, synthesize_into_without_c, CircuitShape, OwnedWitness,
-};
+use cuzk_kernels::witness::{synthesize_into, CValues, CircuitShape, OwnedWitness};
 use ff::{Field, PrimeField};
 use group::Curve;
 use rand::SeedableRng;
@@ -84,7 +82,7 @@ fn check<C: Circuit<Fr> + Clone + Send>(circuit: C, seed: u64) {
     let (params, srs) = params_via_file(&circuit, &mut rng);
     let shape = CircuitShape::of(circuit.clone()).unwrap();
     let mut w = OwnedWitness::new(shape);
-    let shape = synthesize_into(circuit.clone(), &shape, w.buffers()).unwrap();
+    let shape = synthesize_into(circuit.clone(), &shape, w.buffers(), CValues::Written).unwrap();
     let bufs = w.buffers();
     let (inputs, aux) = (&bufs.inputs[..shape.num_inputs], &bufs.aux[..shape.num_aux]);
 
@@ -174,11 +172,11 @@ fn synthesis_without_c_writes_all_else_the_same() {
     };
     let shape = CircuitShape::of(circuit.clone()).unwrap();
     let mut full = OwnedWitness::new(shape);
-    synthesize_into(circuit.clone(), &shape, full.buffers()).unwrap();
+    synthesize_into(circuit.clone(), &shape, full.buffers(), CValues::Written).unwrap();
     let mut part = OwnedWitness::new(shape);
     let sentinel = Fr::from(77u64);
     part.buffers().c.fill(sentinel);
-    let got = synthesize_into_without_c(circuit.clone(), &shape, part.buffers()).unwrap();
+    let got = synthesize_into(circuit.clone(), &shape, part.buffers(), CValues::LeftOut).unwrap();
     assert_eq!(got, shape);
     let (f, p) = (full.buffers(), part.buffers());
     assert_eq!(f.a, p.a);

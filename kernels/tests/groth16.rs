@@ -10,7 +10,7 @@ use common::circuits::{Booleans, PowerChain, ShaChain};
 use common::params_via_file;
 use cuzk_kernels::groth16;
 use cuzk_kernels::srs::Srs;
-use cuzk_kernels::witness::{synthesize_into, CircuitShape, OwnedWitness};
+use cuzk_kernels::witness::{synthesize_into, CValues, CircuitShape, OwnedWitness};
 use ff::Field;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -18,7 +18,7 @@ use rand_chacha::ChaCha8Rng;
 fn our_proof<C: Circuit<Fr> + Clone>(circuit: &C, srs: &Srs, r: Fr, s: Fr) -> groth16::Proof {
     let shape = CircuitShape::of(circuit.clone()).unwrap();
     let mut w = OwnedWitness::new(shape);
-    let shape = synthesize_into(circuit.clone(), &shape, w.buffers()).unwrap();
+    let shape = synthesize_into(circuit.clone(), &shape, w.buffers(), CValues::Written).unwrap();
     groth16::prove(srs, &shape, w.buffers(), r, s).unwrap().0
 }
 
@@ -137,7 +137,7 @@ fn params_for_another_circuit_are_refused() {
     };
     let shape = CircuitShape::of(big.clone()).unwrap();
     let mut w = OwnedWitness::new(shape);
-    let shape = synthesize_into(big, &shape, w.buffers()).unwrap();
+    let shape = synthesize_into(big, &shape, w.buffers(), CValues::Written).unwrap();
     let err = groth16::prove(&srs, &shape, w.buffers(), Fr::ONE, Fr::ONE).unwrap_err();
     assert!(err.to_string().contains("parameters do not match"), "{err}");
 }

@@ -14,7 +14,7 @@ use cuzk_kernels::cuda::{GpuPartition, GpuProver, ResidentBases};
 use cuzk_kernels::groth16::steps::{self, Densities};
 use cuzk_kernels::groth16::{combine, MsmResults};
 use cuzk_kernels::srs::{Srs, Validation};
-use cuzk_kernels::witness::{CircuitShape, OwnedWitness};
+use cuzk_kernels::witness::{CValues, CircuitShape, OwnedWitness};
 use cuzk_synthesis::{
     params_path, with_porep_circuits, CircuitsVisitor, PorepCircuits, Split, ThreadedSynthesis,
 };
@@ -129,12 +129,13 @@ impl CircuitsVisitor for Compare<'_> {
         for k in 0..circuits.partitions() {
             let started = Instant::now();
             // With C folded into L the GPU reads no c: synthesis leaves it out.
-            let (shape, split) = match &folded_c {
-                Some(_) => {
-                    synthesis.synthesize_without_c(&circuits, k, &capacity, witness.buffers())?
-                }
-                None => synthesis.synthesize(&circuits, k, &capacity, witness.buffers())?,
+            let c = if folded_c.is_some() {
+                CValues::LeftOut
+            } else {
+                CValues::Written
             };
+            let (shape, split) =
+                synthesis.synthesize(&circuits, k, &capacity, witness.buffers(), c)?;
             let without = if folded_c.is_some() { " without C" } else { "" };
             let synth_step = match split {
                 Split::Threads(n) => format!("synthesis{without} (CPU, {n} threads)"),

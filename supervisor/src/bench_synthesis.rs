@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 use cuzk_c1::C1Input;
-use cuzk_kernels::witness::{first_difference, synthesize_into, CircuitShape, OwnedWitness};
+use cuzk_kernels::witness::{
+    first_difference, synthesize_into, CValues, CircuitShape, OwnedWitness,
+};
 use cuzk_synthesis::{
     with_porep_circuits, CircuitsVisitor, PorepCircuits, Split, ThreadedSynthesis,
 };
@@ -75,7 +77,8 @@ impl CircuitsVisitor for SideBySide {
             let mut one = OwnedWitness::new(shape);
             let mut split = OwnedWitness::new(shape);
             let started = Instant::now();
-            let (_, how) = synthesis.synthesize(&circuits, k, &shape, split.buffers())?;
+            let (_, how) =
+                synthesis.synthesize(&circuits, k, &shape, split.buffers(), CValues::Written)?;
             println!(
                 "partition {k}: {} challenges; first split call (measures the layout) {:.3} s, {how:?}",
                 circuits.challenges(k),
@@ -86,10 +89,15 @@ impl CircuitsVisitor for SideBySide {
             }
             for run in 0..self.runs {
                 let started = Instant::now();
-                synthesize_into(circuits.partition(k)?.circuit, &shape, one.buffers())?;
+                synthesize_into(
+                    circuits.partition(k)?.circuit,
+                    &shape,
+                    one.buffers(),
+                    CValues::Written,
+                )?;
                 let t_one = started.elapsed();
                 let started = Instant::now();
-                synthesis.synthesize(&circuits, k, &shape, split.buffers())?;
+                synthesis.synthesize(&circuits, k, &shape, split.buffers(), CValues::Written)?;
                 let t_split = started.elapsed();
                 if let Some(name) = first_difference(&one.buffers(), &split.buffers()) {
                     bail!("partition {k}, run {run}: the split synthesis's {name} differs from one piece");

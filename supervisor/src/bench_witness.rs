@@ -26,11 +26,9 @@ use cuzk_kernels::groth16::steps::{self, Densities};
 use cuzk_kernels::msm::mix::{MixStats, DIGIT_WIDTHS};
 use cuzk_kernels::witness::c_matrix::{CMatrix, CStats};
 use cuzk_kernels::witness::census::{Census, CensusCs, Predicted, QUERIES};
+use cuzk_kernels::witness::CValues::{LeftOut, Written};
 use cuzk_kernels::witness::{CircuitShape, OwnedWitness};
-use cuzk_synthesis::{
-    synthesize_partition, synthesize_partition_without_c, with_porep_circuits, CircuitsVisitor,
-    PorepCircuits,
-};
+use cuzk_synthesis::{synthesize_partition, with_porep_circuits, CircuitsVisitor, PorepCircuits};
 use filecoin_proofs::constants::DefaultPieceHasher;
 use filecoin_proofs::parameters::public_params;
 use filecoin_proofs::MerkleTreeTrait;
@@ -172,7 +170,7 @@ impl CircuitsVisitor for Measure<'_> {
             let census = cs.finish();
             let shape = census.shape();
             let mut witness = OwnedWitness::new(shape);
-            synthesize_partition(circuits.partition(k)?, &shape, witness.buffers())?;
+            synthesize_partition(circuits.partition(k)?, &shape, witness.buffers(), Written)?;
             let w = witness.buffers();
             let d = Densities::of(&w);
             let z =
@@ -318,10 +316,10 @@ fn time_without_c<Tree: 'static + MerkleTreeTrait>(
     let (mut with, mut without) = (vec![], vec![]);
     for _ in 0..3 {
         let started = Instant::now();
-        synthesize_partition(circuits.partition(k)?, shape, witness.buffers())?;
+        synthesize_partition(circuits.partition(k)?, shape, witness.buffers(), Written)?;
         with.push(started.elapsed().as_secs_f64());
         let started = Instant::now();
-        synthesize_partition_without_c(circuits.partition(k)?, shape, witness.buffers())?;
+        synthesize_partition(circuits.partition(k)?, shape, witness.buffers(), LeftOut)?;
         without.push(started.elapsed().as_secs_f64());
     }
     let median = |v: &mut Vec<f64>| {

@@ -10,7 +10,7 @@ use blstrs::Scalar as Fr;
 use cuzk_epilogue::PartitionProof;
 use cuzk_kernels::groth16;
 use cuzk_kernels::srs::{Srs, Validation};
-use cuzk_kernels::witness::{CircuitShape, OwnedWitness};
+use cuzk_kernels::witness::{CValues, CircuitShape, OwnedWitness};
 use cuzk_stage_common::params_check;
 use cuzk_synthesis::{params_path, PorepCircuits, ThreadedSynthesis};
 use ff::Field;
@@ -107,7 +107,13 @@ impl PartitionProver {
         let capacity = self.witness.shape;
         let (shape, _split) = self
             .synthesis
-            .synthesize(circuits, k, &capacity, self.witness.buffers())
+            .synthesize(
+                circuits,
+                k,
+                &capacity,
+                self.witness.buffers(),
+                CValues::Written,
+            )
             .with_context(|| format!("partition {k}: synthesis"))?;
         timings.insert(format!("partition{k}.synthesis"), started.elapsed());
 

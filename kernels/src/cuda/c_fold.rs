@@ -11,6 +11,7 @@ use group::prime::PrimeCurveAffine;
 use super::device::{args, Device};
 use super::layout::{AFFINE_BYTES, FR_BYTES, XYZZ_BYTES};
 use super::GpuError;
+use crate::msm::mix::bit_length;
 use crate::msm::scalars::Limbs;
 use crate::witness::c_matrix::CMatrix;
 
@@ -137,13 +138,7 @@ pub fn fold_chunks(
     mags: &[Limbs],
     budget: u32,
 ) -> (Vec<u32>, Vec<u32>) {
-    let bits = |m: &Limbs| -> u32 {
-        (0..4)
-            .rev()
-            .find(|&i| m[i] != 0)
-            .map_or(0, |i| 64 * i as u32 + 64 - m[i].leading_zeros())
-    };
-    let cost: Vec<u32> = mags.iter().map(|m| bits(m).max(1)).collect();
+    let cost: Vec<u32> = mags.iter().map(|m| bit_length(m).max(1) as u32).collect();
     let mut vstart = Vec::with_capacity(start.len());
     let mut cstart = Vec::with_capacity(start.len());
     for w in start.windows(2) {

@@ -28,7 +28,7 @@ use blstrs::Scalar as Fr;
 use ff::Field;
 
 use super::writer::{eval, prepare, Assignment};
-use super::{CircuitShape, WitnessBuffers, WitnessError};
+use super::{CValues, CircuitShape, WitnessBuffers, WitnessError};
 
 /// Stack of each run's thread: 8 MiB, a Linux main thread's default.
 pub(super) const RUN_STACK: usize = 8 << 20;
@@ -154,35 +154,18 @@ impl From<SynthesisError> for BlocksError {
 /// Synthesizes the whole circuit into `bufs` from its sub-circuits, one thread each:
 /// `runs` pairs each run of `layout.runs(threads)` with the sub-circuit of the prefix and
 /// those blocks. Writes exactly what [`super::synthesize_into`] writes for the whole
-/// circuit; `bufs` stays the caller's, so on [`BlocksError::NotBlocks`] it can synthesize
-/// the circuit in one piece into the same buffers.
+/// circuit with the same `c` (with [`CValues::LeftOut`], C's combinations are neither built
+/// nor evaluated and `bufs.c` is not written); `bufs` stays the caller's, so on
+/// [`BlocksError::NotBlocks`] it can synthesize the circuit in one piece into the same
+/// buffers.
 pub fn synthesize_blocks_into<C: Circuit<Fr> + Send>(
     runs: Vec<(Range<usize>, C)>,
     layout: &BlockLayout,
     capacity: &CircuitShape,
     bufs: &mut WitnessBuffers<'_>,
+    c: CValues,
 ) -> Result<CircuitShape, BlocksError> {
-    synthesize_blocks(runs, layout, capacity, bufs, true)
-}
-
-/// [`synthesize_blocks_into`] without C, as [`super::synthesize_into_without_c`]: C's
-/// combinations are neither built nor evaluated and `bufs.c` is not written.
-pub fn synthesize_blocks_into_without_c<C: Circuit<Fr> + Send>(
-    runs: Vec<(Range<usize>, C)>,
-    layout: &BlockLayout,
-    capacity: &CircuitShape,
-    bufs: &mut WitnessBuffers<'_>,
-) -> Result<CircuitShape, BlocksError> {
-    synthesize_blocks(runs, layout, capacity, bufs, false)
-}
-
-fn synthesize_blocks<C: Circuit<Fr> + Send>(
-    runs: Vec<(Range<usize>, C)>,
-    layout: &BlockLayout,
-    capacity: &CircuitShape,
-    bufs: &mut WitnessBuffers<'_>,
-    with_c: bool,
-) -> Result<CircuitShape, BlocksError> {
+    let with_c = c == CValues::Written;
     let shape = layout.shape();
     for (what, got, cap) in [
         (
@@ -413,7 +396,7 @@ struct RunWriter<'o> {
     values: RunValues<'o>,
     layout: &'o BlockLayout,
     writes_prefix: bool,
-    /// Whether C's values are computed (`synthesize_blocks_into_without_c`).
+    /// Whether C's values are computed ([`CValues`]).
     with_c: bool,
     /// Rows: added to a sub-circuit row past the prefix, and where this run's rows end.
     row_offset: usize,

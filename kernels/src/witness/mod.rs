@@ -15,9 +15,7 @@ pub mod census;
 mod shape;
 mod writer;
 
-pub use blocks::{
-    synthesize_blocks_into, synthesize_blocks_into_without_c, BlockLayout, BlocksError,
-};
+pub use blocks::{synthesize_blocks_into, BlockLayout, BlocksError};
 pub use buffers::{density_bit, density_count, first_difference, OwnedWitness, WitnessBuffers};
 pub use shape::CircuitShape;
-pub use writer::{synthesize_into, synthesize_into_without_c, WitnessError, WitnessWriter};
+pub use writer::{synthesize_into, CValues, WitnessError, WitnessWriter};

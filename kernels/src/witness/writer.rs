@@ -33,30 +33,17 @@ pub enum WitnessError {
 /// every count (buffers hold at least its domain, inputs and aux); the circuit's actual
 /// shape is returned, and is what the prover takes. Buffers need not be zeroed: every
 /// element the prover reads is written here.
+/// With [`CValues::LeftOut`], C's linear combinations are neither built nor evaluated and
+/// `bufs.c` is not written (it keeps what the caller left there), ~17 % less synthesis on
+/// the 8 MiB PoRep circuit: for a prover that never reads c (H in Lagrange form with C
+/// folded into L, `groth16::folded`).
 pub fn synthesize_into<C: Circuit<Fr>>(
     circuit: C,
     capacity: &CircuitShape,
     bufs: WitnessBuffers<'_>,
+    c: CValues,
 ) -> Result<CircuitShape, WitnessError> {
-    synthesize_with(circuit, WitnessWriter::new(capacity, bufs)?)
-}
-
-/// [`synthesize_into`] without C: its linear combinations are neither built nor evaluated
-/// and `bufs.c` is not written (it keeps what the caller left there), ~17 % less synthesis
-/// on the 8 MiB PoRep circuit. For a prover that never reads c: H in Lagrange form with C
-/// folded into L (`groth16::folded`).
-pub fn synthesize_into_without_c<C: Circuit<Fr>>(
-    circuit: C,
-    capacity: &CircuitShape,
-    bufs: WitnessBuffers<'_>,
-) -> Result<CircuitShape, WitnessError> {
-    synthesize_with(circuit, WitnessWriter::new(capacity, bufs)?.without_c())
-}
-
-fn synthesize_with<C: Circuit<Fr>>(
-    circuit: C,
-    mut cs: WitnessWriter<'_>,
-) -> Result<CircuitShape, WitnessError> {
+    let mut cs = WitnessWriter::new(capacity, bufs, c)?;
     cs.alloc_input(|| "one", || Ok(Fr::ONE))?;
     circuit.synthesize(&mut cs)?;
     for i in 0..cs.num_inputs {
@@ -70,6 +57,14 @@ fn synthesize_with<C: Circuit<Fr>>(
     cs.finish()
 }
 
+/// Whether synthesis writes C's values (`c = C·z`): every prover but the one with C folded
+/// into L reads them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CValues {
+    Written,
+    LeftOut,
+}
+
 /// A `ConstraintSystem` over caller-owned buffers, bounded by a capacity shape. Build it with [`WitnessWriter::new`],
 /// or use [`synthesize_into`], which also adds bellperson's input constraints.
 pub struct WitnessWriter<'a> {
@@ -80,12 +75,16 @@ pub struct WitnessWriter<'a> {
     num_aux: usize,
     /// The first overflow seen; enforce() cannot return errors, so it is reported by finish().
     overflow: Option<WitnessError>,
-    /// Whether C's values are computed (`without_c`).
+    /// Whether C's values are computed.
     with_c: bool,
 }
 
 impl<'a> WitnessWriter<'a> {
-    pub fn new(shape: &CircuitShape, mut bufs: WitnessBuffers<'a>) -> Result<Self, WitnessError> {
+    pub fn new(
+        shape: &CircuitShape,
+        mut bufs: WitnessBuffers<'a>,
+        c: CValues,
+    ) -> Result<Self, WitnessError> {
         prepare(shape, &mut bufs)?;
         Ok(WitnessWriter {
             bufs,
@@ -94,16 +93,8 @@ impl<'a> WitnessWriter<'a> {
             num_inputs: 0,
             num_aux: 0,
             overflow: None,
-            with_c: true,
+            with_c: c == CValues::Written,
         })
-    }
-
-    /// Leaves C out: its linear combinations are not built and `c` is not written.
-    pub fn without_c(self) -> Self {
-        WitnessWriter {
-            with_c: false,
-            ..self
-        }
     }
 
     /// Reports an overflow, zero-pads a, b, c up to the circuit's domain and returns the

@@ -18,4 +18,4 @@ pub use error::SynthesisError;
 pub use params::params_path;
 pub use slot::{synthesize_into_slot, synthetic_into_slot};
 pub use threads::{Split, ThreadedError, ThreadedSynthesis};
-pub use witness::{synthesize_partition, synthesize_partition_without_c};
+pub use witness::synthesize_partition;

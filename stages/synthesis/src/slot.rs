@@ -4,7 +4,7 @@
 
 use anyhow::{Context, Result};
 use cuzk_c1::C1Input;
-use cuzk_kernels::witness::CircuitShape;
+use cuzk_kernels::witness::{CValues, CircuitShape};
 use cuzk_shm_layout::SlotClaim;
 use cuzk_stage_common::slot_view::{capacity, seal_witness, witness_buffers};
 use cuzk_stage_common::SyntheticJob;
@@ -13,20 +13,20 @@ use filecoin_proofs::MerkleTreeTrait;
 use crate::{with_porep_circuits, CircuitsVisitor, PorepCircuits, Split, ThreadedSynthesis};
 
 /// Synthesizes partition `partition` of `c1` into the slot `claim` holds, a run of its
-/// challenges per thread of `synthesis`; says how it was split. Without C's values when
-/// `without_c` (the slot's c region is then not written: `JobSpec::c_left_out`).
+/// challenges per thread of `synthesis`; says how it was split. With `CValues::LeftOut`
+/// the slot's c region is not written (`JobSpec::c_left_out`).
 pub fn synthesize_into_slot(
     c1: &C1Input,
     partition: usize,
     claim: &mut SlotClaim<'_>,
     synthesis: &ThreadedSynthesis,
-    without_c: bool,
+    c: CValues,
 ) -> Result<(CircuitShape, Split)> {
     struct IntoSlot<'s, 'a> {
         partition: usize,
         claim: &'s mut SlotClaim<'a>,
         synthesis: &'s ThreadedSynthesis,
-        without_c: bool,
+        c: CValues,
     }
     impl CircuitsVisitor for IntoSlot<'_, '_> {
         type Output = Result<(CircuitShape, Split)>;
@@ -36,13 +36,9 @@ pub fn synthesize_into_slot(
         ) -> Self::Output {
             let cap = capacity(self.claim);
             let bufs = witness_buffers(self.claim);
-            let synthesized = if self.without_c {
+            let synthesized =
                 self.synthesis
-                    .synthesize_without_c(&circuits, self.partition, &cap, bufs)
-            } else {
-                self.synthesis
-                    .synthesize(&circuits, self.partition, &cap, bufs)
-            };
+                    .synthesize(&circuits, self.partition, &cap, bufs, self.c);
             let (shape, split) = synthesized.with_context(|| {
                     format!(
                         "{}: partition {}: synthesis into a slot sized for {} constraints, {} inputs, {} aux",
@@ -63,7 +59,7 @@ pub fn synthesize_into_slot(
             partition,
             claim,
             synthesis,
-            without_c,
+            c,
         },
     )?
 }

@@ -10,9 +10,8 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use cuzk_kernels::witness::{
-    synthesize_blocks_into, synthesize_blocks_into_without_c, synthesize_into,
-    synthesize_into_without_c, BlockLayout, BlocksError, CircuitShape, WitnessBuffers,
-    WitnessError,
+    synthesize_blocks_into, synthesize_into, BlockLayout, BlocksError, CValues, CircuitShape,
+    WitnessBuffers, WitnessError,
 };
 use filecoin_proofs::MerkleTreeTrait;
 
@@ -54,36 +53,15 @@ impl ThreadedSynthesis {
 
     /// Synthesizes partition `partition` into `bufs`, a run of challenges per thread; in
     /// one piece when there is one thread, the partition has one challenge, or its circuit
-    /// does not split. Writes exactly what one-piece synthesis writes.
+    /// does not split. Writes exactly what one-piece synthesis writes with the same `c`
+    /// ([`CValues::LeftOut`]: `bufs.c` is not written, for a prover with C folded into L).
     pub fn synthesize<Tree: 'static + MerkleTreeTrait>(
         &self,
         circuits: &PorepCircuits<'_, Tree>,
         partition: usize,
         capacity: &CircuitShape,
-        bufs: WitnessBuffers<'_>,
-    ) -> Result<(CircuitShape, Split), ThreadedError> {
-        self.synthesize_as(circuits, partition, capacity, bufs, true)
-    }
-
-    /// [`Self::synthesize`] without C's values (`bufs.c` is not written): for a prover
-    /// with C folded into L, which never reads them.
-    pub fn synthesize_without_c<Tree: 'static + MerkleTreeTrait>(
-        &self,
-        circuits: &PorepCircuits<'_, Tree>,
-        partition: usize,
-        capacity: &CircuitShape,
-        bufs: WitnessBuffers<'_>,
-    ) -> Result<(CircuitShape, Split), ThreadedError> {
-        self.synthesize_as(circuits, partition, capacity, bufs, false)
-    }
-
-    fn synthesize_as<Tree: 'static + MerkleTreeTrait>(
-        &self,
-        circuits: &PorepCircuits<'_, Tree>,
-        partition: usize,
-        capacity: &CircuitShape,
         mut bufs: WitnessBuffers<'_>,
-        with_c: bool,
+        c: CValues,
     ) -> Result<(CircuitShape, Split), ThreadedError> {
         let challenges = circuits.challenges(partition);
         let why_not = if self.threads < 2 {
@@ -99,12 +77,7 @@ impl ThreadedSynthesis {
                         .map(|run| Ok((run.clone(), circuits.challenge_run(partition, run)?)))
                         .collect::<Result<Vec<_>, SynthesisError>>()?;
                     let n = runs.len();
-                    let synthesized = if with_c {
-                        synthesize_blocks_into(runs, &layout, capacity, &mut bufs)
-                    } else {
-                        synthesize_blocks_into_without_c(runs, &layout, capacity, &mut bufs)
-                    };
-                    match synthesized {
+                    match synthesize_blocks_into(runs, &layout, capacity, &mut bufs, c) {
                         Ok(shape) => return Ok((shape, Split::Threads(n))),
                         Err(BlocksError::Witness(e)) => return Err(e.into()),
                         // This partition only: the next may get its threads.
@@ -119,11 +92,7 @@ impl ThreadedSynthesis {
             }
         };
         let whole = circuits.partition(partition)?.circuit;
-        let shape = if with_c {
-            synthesize_into(whole, capacity, bufs.reborrow())?
-        } else {
-            synthesize_into_without_c(whole, capacity, bufs.reborrow())?
-        };
+        let shape = synthesize_into(whole, capacity, bufs.reborrow(), c)?;
         Ok((shape, Split::OnePiece(why_not)))
     }
 

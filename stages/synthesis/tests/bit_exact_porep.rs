@@ -12,7 +12,7 @@ use blstrs::{Bls12, Scalar as Fr};
 use cuzk_c1::{C1Input, GivenIds};
 use cuzk_kernels::groth16;
 use cuzk_kernels::srs::{Srs, Validation};
-use cuzk_kernels::witness::{CircuitShape, OwnedWitness};
+use cuzk_kernels::witness::{CValues, CircuitShape, OwnedWitness};
 use cuzk_synthesis::{
     params_path, synthesize_partition, with_porep_circuits, CircuitsVisitor, PorepCircuits,
 };
@@ -43,8 +43,13 @@ impl CircuitsVisitor for BothProvers {
             num_aux: srs.l.len(),
         };
         let mut w = OwnedWitness::new(capacity);
-        let shape =
-            synthesize_partition(circuits.partition(0).unwrap(), &capacity, w.buffers()).unwrap();
+        let shape = synthesize_partition(
+            circuits.partition(0).unwrap(),
+            &capacity,
+            w.buffers(),
+            CValues::Written,
+        )
+        .unwrap();
         let ours = groth16::prove(&srs, &shape, w.buffers(), self.r, self.s)
             .unwrap()
             .0

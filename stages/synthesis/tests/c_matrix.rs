@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use blstrs::Scalar as Fr;
 use cuzk_c1::{C1Input, GivenIds};
 use cuzk_kernels::witness::c_matrix::CMatrix;
-use cuzk_kernels::witness::{synthesize_into, CircuitShape, OwnedWitness};
+use cuzk_kernels::witness::{synthesize_into, CValues, CircuitShape, OwnedWitness};
 use cuzk_synthesis::{with_porep_circuits, CircuitsVisitor, PorepCircuits};
 use filecoin_proofs::MerkleTreeTrait;
 
@@ -20,7 +20,8 @@ impl CircuitsVisitor for BlankCAgainstWitness {
         let partition = circuits.partition(0).expect("partition 0 builds");
         let shape = CircuitShape::of(circuits.partition(0).unwrap().circuit).unwrap();
         let mut w = OwnedWitness::new(shape);
-        let shape = synthesize_into(partition.circuit, &shape, w.buffers()).unwrap();
+        let shape =
+            synthesize_into(partition.circuit, &shape, w.buffers(), CValues::Written).unwrap();
         let bufs = w.buffers();
         assert_eq!(
             (cm.num_inputs, cm.num_aux),

@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 
 use cuzk_c1::{C1Input, GivenIds};
-use cuzk_kernels::witness::{first_difference, synthesize_into, CircuitShape, OwnedWitness};
+use cuzk_kernels::witness::{
+    first_difference, synthesize_into, CValues, CircuitShape, OwnedWitness,
+};
 use cuzk_synthesis::{
     with_porep_circuits, CircuitsVisitor, PorepCircuits, Split, ThreadedSynthesis,
 };
@@ -23,7 +25,8 @@ impl CircuitsVisitor for ThreadedAgainstOnePiece {
             let whole = circuits.partition(partition).unwrap();
             let shape = CircuitShape::of(circuits.partition(partition).unwrap().circuit).unwrap();
             let mut one = OwnedWitness::new(shape);
-            let one_shape = synthesize_into(whole.circuit, &shape, one.buffers()).unwrap();
+            let one_shape =
+                synthesize_into(whole.circuit, &shape, one.buffers(), CValues::Written).unwrap();
 
             // Buffers start as garbage, as a reused slot's do: nothing may depend on zeros.
             let mut threaded = OwnedWitness::new(shape);
@@ -37,7 +40,13 @@ impl CircuitsVisitor for ThreadedAgainstOnePiece {
                 }
             }
             let (threaded_shape, split) = synthesis
-                .synthesize(&circuits, partition, &shape, threaded.buffers())
+                .synthesize(
+                    &circuits,
+                    partition,
+                    &shape,
+                    threaded.buffers(),
+                    CValues::Written,
+                )
                 .unwrap();
             let challenges = circuits.challenges(partition);
             assert_eq!(split, Split::Threads(self.threads.min(challenges)));
@@ -83,7 +92,7 @@ fn one_thread_is_one_piece() {
             let shape = CircuitShape::of(circuits.partition(0).unwrap().circuit).unwrap();
             let mut w = OwnedWitness::new(shape);
             let (_, split) = ThreadedSynthesis::new(1)
-                .synthesize(&circuits, 0, &shape, w.buffers())
+                .synthesize(&circuits, 0, &shape, w.buffers(), CValues::Written)
                 .unwrap();
             assert_eq!(split, Split::OnePiece("one thread".into()));
         }
@@ -107,9 +116,9 @@ fn two_kib_without_c_by_challenge_equals_one_piece_without_c() {
                 w.buffers().c.fill(garbage);
             }
             let whole = circuits.partition(0).unwrap().circuit;
-            cuzk_kernels::witness::synthesize_into_without_c(whole, &shape, one.buffers()).unwrap();
+            synthesize_into(whole, &shape, one.buffers(), CValues::LeftOut).unwrap();
             let (_, how) = ThreadedSynthesis::new(2)
-                .synthesize_without_c(&circuits, 0, &shape, split.buffers())
+                .synthesize(&circuits, 0, &shape, split.buffers(), CValues::LeftOut)
                 .unwrap();
             assert_eq!(how, Split::Threads(2));
             assert!(
