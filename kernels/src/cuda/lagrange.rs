@@ -28,6 +28,7 @@ use rayon::prelude::*;
 use super::device::{self, args, DevBuf, Device};
 use super::layout::{AFFINE_BYTES, FR_BYTES, XYZZ_BYTES};
 use super::memory_plan::LagrangeBases;
+use super::step_log::{StepLog, LOG_EVERY};
 use super::GpuError;
 use crate::msm::scalars::{to_limbs, Limbs};
 use crate::ntt::{coset_generator, powers, Roots};
@@ -220,13 +221,24 @@ pub(crate) fn lagrange_bases(
     let z_inv = roots.z_on_coset().invert().unwrap();
     // LC: s_i = g^{−i}/n; LD': s_i = 1/(n·(g^n − 1)).
     let mut results = Vec::with_capacity(2);
-    for (c, step) in [(roots.n_inv, g_inv), (roots.n_inv * z_inv, Fr::ONE)] {
+    // A line every half minute: at 2^27 the two transforms take minutes.
+    let units = transform_units(log_n);
+    let mut log = StepLog::new(
+        format!("H's {} bases into Lagrange form (LC, then LD')", h.len()),
+        2 * units,
+        LOG_EVERY,
+    );
+    for (t, (c, step)) in [(roots.n_inv, g_inv), (roots.n_inv * z_inv, Fr::ONE)]
+        .into_iter()
+        .enumerate()
+    {
         let s: Vec<Limbs> = powers(step, n)
             .par_iter()
             .map(|p| glv_split(&to_limbs(&(c * p))))
             .collect();
         dev.upload(scalars.ptr, scalars.bytes, &s, ks)?;
-        enqueue_transform(dev, log_n, bases.ptr, x.ptr, scalars.ptr, tw.ptr, out.ptr)?;
+        let bufs = [bases.ptr, x.ptr, scalars.ptr, tw.ptr, out.ptr];
+        run_transform(dev, log_n, bufs, &mut |u| log.done(t as u32 * units + u))?;
         let mut v = vec![G1Affine::identity(); n];
         dev.download(&mut v, out.ptr, ks)?;
         dev.sync(ks)?;
@@ -239,17 +251,23 @@ pub(crate) fn lagrange_bases(
     Ok((lc, ld, took))
 }
 
+/// A transform's cost in units of one DIF level (n/2 products): the scale step is two (n
+/// products), the affine step is left out (an inversion a point, a fraction of a level).
+fn transform_units(log_n: u32) -> u32 {
+    log_n + 2
+}
+
 /// out_j = Σ_i w^{ij}·(s_i·P_i) for w = ω^{−1}: scale, log n DIF levels, affine in natural
-/// order (ec_dft.cu); scalars and twiddles split by [`glv_split`].
-fn enqueue_transform(
+/// order (ec_dft.cu); scalars and twiddles split by [`glv_split`]. `bufs`: bases, x (n
+/// XYZZ points), scalars, twiddles, out. Waits for each step and tells `done` how many
+/// units of [`transform_units`] are finished, so a long transform can be logged as it goes.
+fn run_transform(
     dev: &Device,
     log_n: u32,
-    bases: CUdeviceptr,
-    x: CUdeviceptr,
-    scalars: CUdeviceptr,
-    tw: CUdeviceptr,
-    out: CUdeviceptr,
+    bufs: [CUdeviceptr; 5],
+    done: &mut dyn FnMut(u32),
 ) -> Result<(), GpuError> {
+    let [bases, x, scalars, tw, out] = bufs;
     let n = 1u32 << log_n;
     let ks = dev.compute;
     let beta = super::layout::fp_raw(&glv_beta());
@@ -267,7 +285,12 @@ fn enqueue_transform(
             ks,
             &mut args![x, bases, scalars, n, beta],
         )?;
-        for log_h in (0..log_n).rev() {
+    }
+    dev.sync(ks)?;
+    done(2);
+    for (k, log_h) in (0..log_n).rev().enumerate() {
+        // SAFETY: as above.
+        unsafe {
             dev.launch(
                 "lagrange level",
                 dev.k.ec_dft_level,
@@ -278,6 +301,11 @@ fn enqueue_transform(
                 &mut args![x, tw, log_n, log_h, beta],
             )?;
         }
+        dev.sync(ks)?;
+        done(3 + k as u32);
+    }
+    // SAFETY: as above.
+    unsafe {
         dev.launch(
             "lagrange affine",
             dev.k.ec_dft_affine,

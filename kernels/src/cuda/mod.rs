@@ -22,6 +22,7 @@ mod ntt;
 mod prover;
 pub mod source;
 mod staged_upload;
+mod step_log;
 pub mod stream;
 pub mod synthetic;
 
