@@ -30,6 +30,9 @@
 #                Fp2 and G2 layers, MSMs 2^10..2^MSM_MAX, every width, a plan with edge
 #                cases, then the 32 GiB B_G2 shape (~3.3 M terms + ~14.9 M ones) timed
 #                against the CPU path on CUZK_G2_CPU_THREADS (default 6) threads
+#   lagrange     LC and LD' (H in Lagrange form) against the CPU at 2^1..2^12, then timed at
+#                2^16..2^22 or the sizes in CUZK_LAGRANGE_LOGS ("22 27": the 32 GiB
+#                domain itself, ~5 min and ~40 GB of host memory)
 # Prints a short table last; logs and tables go to $OUT. A file $DEV/env (VAR=value lines)
 # is exported first: one binary run as two variants with other settings (side-by-side.sh).
 set -uo pipefail
