@@ -14,7 +14,8 @@
 //! digests (an hour of one core's SHA-256 at 32 GiB becomes seconds). A file whose header,
 //! length or checksum does not match is not used (the bases are made again and the file
 //! written anew); it is written to a temporary name and renamed, so a reader never sees
-//! half a file. What a file holds is trusted as far as the checksum goes: a proof made from
+//! half a file, and a write that fails (a full disk) or a writer killed midway leaves no
+//! temporary file behind past the next store. What a file holds is trusted as far as the checksum goes: a proof made from
 //! wrong bases would fail the verification every proof passes before it is written.
 
 use std::fs;
@@ -133,17 +134,63 @@ pub fn store(dir: &Path, h: &[G1Affine], lc: &[G1Affine], ld: &[G1Affine]) -> io
     head[..8].copy_from_slice(MAGIC);
     head[8..12].copy_from_slice(&n.trailing_zeros().to_le_bytes());
     head[16..48].copy_from_slice(&d);
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    {
-        let mut f = io::BufWriter::with_capacity(8 << 20, fs::File::create(&tmp)?);
+    write_then_rename(&path, |f| {
         f.write_all(&head)?;
         f.write_all(bytes_of(lc))?;
         f.write_all(bytes_of(ld))?;
-        f.write_all(&checksum(&head, lc, ld))?;
-        f.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-    }
-    fs::rename(&tmp, &path)?;
+        f.write_all(&checksum(&head, lc, ld))
+    })?;
     Ok(path)
+}
+
+/// `path` written by `fill` under `<path stem>.tmp<pid>`, synced and renamed into place. A
+/// write that fails (a full disk: the file is 24 GiB at 32 GiB) removes its temporary file,
+/// and the temporary files of processes that are gone (killed while writing) are removed
+/// first, so restarts do not pile them up.
+fn write_then_rename(
+    path: &Path,
+    fill: impl FnOnce(&mut io::BufWriter<fs::File>) -> io::Result<()>,
+) -> io::Result<()> {
+    remove_dead_temps(path);
+    let tmp = temp_name(path, std::process::id());
+    let written = (|| {
+        let mut f = io::BufWriter::with_capacity(8 << 20, fs::File::create(&tmp)?);
+        fill(&mut f)?;
+        f.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    written
+}
+
+fn temp_name(path: &Path, pid: u32) -> PathBuf {
+    path.with_extension(format!("tmp{pid}"))
+}
+
+/// Removes `path`'s temporary files whose writer process no longer runs (another gpu
+/// process may be writing the same file for its own device: its file stays).
+fn remove_dead_temps(path: &Path) {
+    let (Some(dir), Some(stem)) = (path.parent(), path.file_stem().and_then(|s| s.to_str())) else {
+        return;
+    };
+    let prefix = format!("{stem}.tmp");
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .and_then(|p| p.parse::<u32>().ok());
+        if let Some(pid) = pid {
+            if !Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = fs::remove_file(e.path());
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -193,6 +240,45 @@ mod tests {
         store(dir.path(), &h, &lc, &ld).unwrap();
         assert!(load(dir.path(), &h).0.is_some());
         assert!(store(dir.path(), &h, &lc[..3], &ld).is_err());
+    }
+
+    /// A write that fails leaves no temporary file; a dead process's temporary file is
+    /// removed by the next store, a live one's is left alone.
+    #[test]
+    fn failed_writes_and_dead_writers_leave_no_temporary_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lagrange-2^4-0011223344556677.bin");
+        let failed = write_then_rename(&path, |f| {
+            f.write_all(&[1u8; 1000])?;
+            f.flush()?;
+            Err(io::Error::other("disk full"))
+        });
+        assert!(failed.is_err());
+        let names = || -> Vec<String> {
+            let mut v: Vec<String> = fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .collect();
+            v.sort();
+            v
+        };
+        assert!(names().is_empty(), "{:?}", names());
+        // pid 1 runs; a pid above the kernel's pid_max (2^22) never does.
+        let live = temp_name(&path, 1);
+        let dead = temp_name(&path, (1 << 22) + 1);
+        let other = dir.path().join("lagrange-2^5-8899aabbccddeeff.tmp4194305");
+        for p in [&live, &dead, &other] {
+            fs::write(p, b"half").unwrap();
+        }
+        write_then_rename(&path, |f| f.write_all(b"whole")).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"whole");
+        let mut want = vec![
+            path.file_name().unwrap().to_str().unwrap().to_string(),
+            live.file_name().unwrap().to_str().unwrap().to_string(),
+            other.file_name().unwrap().to_str().unwrap().to_string(),
+        ];
+        want.sort();
+        assert_eq!(names(), want, "the dead writer's file of this name went");
     }
 
     /// The digest covers every byte and the length, across chunk edges.
