@@ -11,7 +11,7 @@ mod check;
 mod describe;
 mod lagrange_sums;
 mod made;
-use made::Made;
+use made::{or_coefficient_form, Made};
 mod steps;
 mod sums;
 mod timings;
@@ -275,42 +275,51 @@ impl GpuProver {
         };
         // C to fold into L, read once: the plan and the fold see the same one.
         let folded_c = lagrange::folded_c();
-        let how = match stream_bytes {
+        let how = |lagrange| match stream_bytes {
             Some(b) => Planning::Stream(b),
-            None => Planning::Fit {
-                limit,
-                lagrange: lagrange::wanted(
-                    bases.h.len(),
-                    bases.l.len(),
-                    max_domain_log2,
-                    folded_c.as_deref(),
-                ),
-            },
+            None => Planning::Fit { limit, lagrange },
         };
+        let wanted = lagrange::wanted(
+            bases.h.len(),
+            bases.l.len(),
+            max_domain_log2,
+            folded_c.as_deref(),
+        );
         // H's bases in Lagrange form, made on the device once the plan has room for them
         // and before its allocation (the transform needs memory of its own).
         let mut made: Option<Made> = None;
-        let p = Self::allocate(
-            ordinal,
-            max_domain_log2,
-            max_scalars,
-            bases.g1_counts(),
-            g2_count,
-            how,
-            &mut |dev, plan| {
-                if let Some(kind) = plan.lagrange {
-                    made = Some(Made::make(
-                        dev,
-                        kind,
-                        folded_c.as_deref(),
-                        bases.h,
-                        bases.l,
-                    )?);
-                }
-                Ok(())
+        let counts = bases.g1_counts();
+        let mut p = or_coefficient_form(
+            |make_failed| {
+                Self::allocate(
+                    ordinal,
+                    max_domain_log2,
+                    max_scalars,
+                    counts,
+                    g2_count,
+                    how(wanted),
+                    &mut |dev, plan| {
+                        if let Some(kind) = plan.lagrange {
+                            let m = Made::make(dev, kind, folded_c.as_deref(), bases.h, bases.l);
+                            *make_failed = m.is_err();
+                            made = Some(m?);
+                        }
+                        Ok(())
+                    },
+                )
+            },
+            || {
+                Self::allocate(
+                    ordinal,
+                    max_domain_log2,
+                    max_scalars,
+                    counts,
+                    g2_count,
+                    how(None),
+                    &mut |_, _| Ok(()),
+                )
             },
         )?;
-        let mut p = p;
         if let (Some(lb), Some((_, q_in))) = (
             p.lagrange.as_mut(),
             made.as_mut().and_then(|m| m.folded.as_mut()),

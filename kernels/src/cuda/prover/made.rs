@@ -83,3 +83,83 @@ impl GpuProver {
         self.lagrange.is_some()
     }
 }
+
+/// `first()` (a prover in the Lagrange form, which sets its flag when making LC and LD' or
+/// L' failed), or, when that making failed and the context still serves, `coefficients()`:
+/// the Lagrange form is a speed-up, not a need, so a transform or fold that does not fit,
+/// or a cache that cannot be read, leaves the prover in the coefficient form rather than
+/// without one. Any other error is returned as it is.
+pub(super) fn or_coefficient_form<T>(
+    first: impl FnOnce(&mut bool) -> Result<T, GpuError>,
+    coefficients: impl FnOnce() -> Result<T, GpuError>,
+) -> Result<T, GpuError> {
+    let mut make_failed = false;
+    match first(&mut make_failed) {
+        Err(e) if make_failed && e.context_usable() => {
+            eprintln!(
+                "cuzk-kernels: H's bases not put in Lagrange form ({e}); this prover takes the coefficient form"
+            );
+            coefficients()
+        }
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cudarc::driver::result::DriverError;
+    use cudarc::driver::sys::cudaError_enum as E;
+
+    fn cuda(e: E, usable: bool) -> GpuError {
+        // Formatting one needs libcuda; the sticky case below returns it unformatted.
+        GpuError::Cuda {
+            step: "test",
+            source: DriverError(e),
+            context_usable: usable,
+        }
+    }
+
+    /// The coefficient form is taken only when making the Lagrange form failed and the
+    /// context still serves; other failures and successes pass through.
+    #[test]
+    fn only_a_failed_make_in_a_usable_context_falls_back() {
+        let second = || Ok::<_, GpuError>("coefficients");
+        // Made, the plan allocated: the Lagrange prover.
+        let r = or_coefficient_form(|_| Ok("lagrange"), second);
+        assert_eq!(r.unwrap(), "lagrange");
+        // The transform's memory: the coefficient form.
+        let r = or_coefficient_form(
+            |failed| {
+                *failed = true;
+                Err(GpuError::OutOfMemory("transform".into()))
+            },
+            second,
+        );
+        assert_eq!(r.unwrap(), "coefficients");
+        // (A CUDA error is not formatted here: its text comes from libcuda, absent in CI.)
+        let r = or_coefficient_form(
+            |failed| {
+                *failed = true;
+                Err(GpuError::Input("a fold that does not match".into()))
+            },
+            second,
+        );
+        assert_eq!(r.unwrap(), "coefficients");
+        // A lost context: nothing else can run, the error stands.
+        let r = or_coefficient_form(
+            |failed| {
+                *failed = true;
+                Err(cuda(E::CUDA_ERROR_ILLEGAL_ADDRESS, false))
+            },
+            second,
+        );
+        assert!(!r.unwrap_err().context_usable());
+        // The plan itself does not fit (not the making): the error stands, no retry.
+        let r = or_coefficient_form(
+            |_| Err::<&str, _>(GpuError::OutOfMemory("plan".into())),
+            || panic!("no second try"),
+        );
+        assert!(matches!(r, Err(GpuError::OutOfMemory(w)) if w == "plan"));
+    }
+}
