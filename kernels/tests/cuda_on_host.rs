@@ -18,7 +18,8 @@
 //!   small windows and chunks so buckets are cut across chunks; the scan and the final sums
 //!   (kernels that synchronize a block) are done by the driver;
 //! - H in Lagrange form (cuda_on_host/lagrange.rs): LC and LD' through ec_dft.cu's kernels
-//!   against `groth16::lagrange`, c's kinds (h_c_kinds) and the coset scalars.
+//!   against `groth16::lagrange`, their GLV products alone on edge and random scalars, c's
+//!   kinds (h_c_kinds) and the coset scalars.
 //!
 //! This checks the CUDA source text without a GPU; it does not check what NVRTC/ptxas make
 //! of it, nor the host launch code (the device check `cuzk-gpu-check msm-g2` does). Needs a

@@ -173,6 +173,21 @@ static void ec_dft(unsigned n) {
   wr(out.data(), n * sizeof(affine_t));
 }
 
+// op 24, (β, n (affine point, scalar split for GLV)) -> k·p as affine points
+// (ec_dft_scale's xyzz_mul_glv, then xyzz_to_affine).
+static void mul_glv(unsigned n) {
+  fp_t beta;
+  rd(&beta, sizeof beta);
+  std::vector<affine_t> in(n), out(n);
+  std::vector<fr_t> s(n);
+  std::vector<xyzz_t> x(n);
+  rd(in.data(), n * sizeof(affine_t));
+  rd(s.data(), n * sizeof(fr_t));
+  grid(n, [&] { ec_dft_scale(x.data(), in.data(), s.data(), n, beta); });
+  for (unsigned i = 0; i < n; i++) out[i] = xyzz_to_affine(x[i]);
+  wr(out.data(), n * sizeof(affine_t));
+}
+
 // op 21, n values of c (Montgomery) -> c canonical, the 4 counts, then the lists in kind
 // order (ones, minus ones, twos: indices; other: [j, j] terms), each as long as its count
 // (h_c_kinds over 2 blocks of 64 threads: several grid-stride rounds).
@@ -239,6 +254,8 @@ int main() {
       ec_dft(n);
     } else if (op == 21) {
       c_kinds(n);
+    } else if (op == 24) {
+      mul_glv(n);
     } else if (op == 22) {
       coset_scalars(n);
     } else if (op == 23) {

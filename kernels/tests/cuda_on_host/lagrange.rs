@@ -11,7 +11,7 @@ use cuzk_kernels::groth16::lagrange::lagrange_bases;
 use cuzk_kernels::msm::scalars::{to_limbs, Limbs};
 use cuzk_kernels::ntt::{coset_generator, powers, Roots};
 use cuzk_kernels::witness::c_matrix::{CMatrix, Entry, INPUT};
-use ff::Field;
+use ff::{Field, PrimeField};
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
 use rand_chacha::rand_core::{RngCore, SeedableRng};
@@ -71,6 +71,51 @@ fn lagrange_bases_built_for_the_host_match_the_cpu() {
             let got = affine_at(&run(&exe, dir.path(), &input), n);
             assert_eq!(&got, want, "2^{log_n}");
         }
+    }
+}
+
+/// xyzz_mul_glv (sliding windows over each GLV half) equals k·P for scalars whose halves
+/// end in a short window, sit across a limb edge, are zero, are all ones, and for random
+/// ones; and keeps infinity.
+#[test]
+fn glv_products_built_for_the_host_match_the_cpu() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build(dir.path());
+    let mut rng = ChaCha8Rng::seed_from_u64(0x91f);
+    let lambda = Fr::from_u128(0xac45_a401_0001_a402_0000_0000_ffff_ffff);
+    let two = Fr::from(2u64);
+    let pow2 = |e: u32| (0..e).fold(Fr::ONE, |a, _| a * two);
+    let mut ks: Vec<Fr> = [0u64, 1, 2, 3, 5, 8, 15, 16, 17, 31, 0x1_0000_0001, u64::MAX]
+        .iter()
+        .map(|&k| Fr::from(k))
+        .collect();
+    ks.extend([
+        pow2(31),
+        pow2(32) + Fr::ONE,
+        pow2(127),
+        pow2(128) - Fr::ONE,
+        lambda - Fr::ONE,
+        lambda,
+        lambda + Fr::ONE,
+        lambda * Fr::from(9u64) + Fr::from(7u64),
+        -Fr::ONE,
+        -two,
+    ]);
+    ks.extend((0..40).map(|_| Fr::random(&mut rng)));
+    let mut points: Vec<G1Affine> = ks
+        .iter()
+        .map(|_| G1Projective::random(&mut rng).to_affine())
+        .collect();
+    points[3] = G1Affine::identity();
+    let split: Vec<Limbs> = ks.iter().map(|k| glv_split(&to_limbs(k))).collect();
+    let mut input = record(24, ks.len());
+    input.extend(bytes_of(&[fp_raw(&glv_beta())]));
+    input.extend(bytes_of(&points));
+    input.extend(bytes_of(&split));
+    let got = affine_at(&run(&exe, dir.path(), &input), ks.len());
+    for (i, (p, k)) in points.iter().zip(&ks).enumerate() {
+        let want = (G1Projective::from(p) * k).to_affine();
+        assert_eq!(got[i], want, "scalar {i}: {k:?}");
     }
 }
 
