@@ -74,9 +74,9 @@ fn lagrange_bases_built_for_the_host_match_the_cpu() {
     }
 }
 
-/// xyzz_mul_glv (sliding windows over each GLV half) equals k·P for scalars whose halves
-/// end in a short window, sit across a limb edge, are zero, are all ones, and for random
-/// ones; and keeps infinity.
+/// xyzz_mul_glv equals k·P for scalars whose GLV halves are small (a few low bits, which
+/// a windowed product must not read past), sit across a limb edge, are zero, are all
+/// ones, and for random ones; and keeps infinity.
 #[test]
 fn glv_products_built_for_the_host_match_the_cpu() {
     let dir = tempfile::tempdir().unwrap();
