@@ -5,7 +5,7 @@
 //! with the plan of B_G1 (B_G1 and B_G2 have one base per B-variable, in the same order).
 
 mod allocate;
-use allocate::PairBufs;
+use allocate::{BeforeAlloc, PairBufs};
 mod ceilings;
 mod check;
 mod describe;
@@ -289,36 +289,29 @@ impl GpuProver {
         // and before its allocation (the transform needs memory of its own).
         let mut made: Option<Made> = None;
         let counts = bases.g1_counts();
+        let plan_for = |lagrange, before: &mut BeforeAlloc<'_>| {
+            Self::allocate(
+                ordinal,
+                max_domain_log2,
+                max_scalars,
+                counts,
+                g2_count,
+                how(lagrange),
+                before,
+            )
+        };
         let mut p = or_coefficient_form(
             |make_failed| {
-                Self::allocate(
-                    ordinal,
-                    max_domain_log2,
-                    max_scalars,
-                    counts,
-                    g2_count,
-                    how(wanted),
-                    &mut |dev, plan| {
-                        if let Some(kind) = plan.lagrange {
-                            let m = Made::make(dev, kind, folded_c.as_deref(), bases.h, bases.l);
-                            *make_failed = m.is_err();
-                            made = Some(m?);
-                        }
-                        Ok(())
-                    },
-                )
+                plan_for(wanted, &mut |dev, plan| {
+                    if let Some(kind) = plan.lagrange {
+                        let m = Made::make(dev, kind, folded_c.as_deref(), bases.h, bases.l);
+                        *make_failed = m.is_err();
+                        made = Some(m?);
+                    }
+                    Ok(())
+                })
             },
-            || {
-                Self::allocate(
-                    ordinal,
-                    max_domain_log2,
-                    max_scalars,
-                    counts,
-                    g2_count,
-                    how(None),
-                    &mut |_, _| Ok(()),
-                )
-            },
+            || plan_for(None, &mut |_, _| Ok(())),
         )?;
         if let (Some(lb), Some((_, q_in))) = (
             p.lagrange.as_mut(),

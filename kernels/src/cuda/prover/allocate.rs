@@ -15,6 +15,11 @@ use super::{
     staging_wanted, upload_bases, CPart, G2Part, GpuProver, LagrangeBufs, Planning, ResidentBases,
 };
 
+/// Start-time work `allocate` runs once the plan is chosen and before its one allocation
+/// (H's bases put in Lagrange form), on the device the plan is for.
+pub(crate) type BeforeAlloc<'a> =
+    dyn FnMut(&mut device::Device, &MemoryPlan) -> Result<(), GpuError> + 'a;
+
 impl GpuProver {
     /// Opens the device and carves every buffer (the bases are uploaded by the caller, or
     /// made on the device by `new_synthetic`, or streamed).
@@ -25,7 +30,7 @@ impl GpuProver {
         counts: [usize; 4],
         g2_count: usize,
         how: Planning,
-        before_alloc: &mut dyn FnMut(&mut device::Device, &MemoryPlan) -> Result<(), GpuError>,
+        before_alloc: &mut BeforeAlloc<'_>,
     ) -> Result<Self, GpuError> {
         if max_log > 31 || counts.iter().any(|&c| c >= 1 << 31) {
             return Err(GpuError::TooLarge("indices are 31-bit".into()));
