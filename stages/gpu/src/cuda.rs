@@ -71,12 +71,22 @@ impl CudaDevice {
         })
     }
 
+    /// The prover made already that serves `srs` (with its B_G2 bases when `b_g2`, unless
+    /// they did not fit), if any: `prover_for` makes another when there is none.
+    fn current_for(&self, srs: &SrsView<'_>, b_g2: bool) -> Option<&GpuProver> {
+        let key = srs.h.as_ptr() as usize;
+        let want_g2 = b_g2 && self.b_g2_on_cpu != Some(key);
+        self.prover
+            .as_ref()
+            .filter(|(k, p)| *k == key && (p.has_b_g2() || !want_g2))
+            .map(|(_, p)| p)
+    }
+
     /// The prover for `srs`, holding its B_G2 bases when `b_g2` (unless they did not fit).
     fn prover_for(&mut self, srs: &SrsView<'_>, b_g2: bool) -> Result<&mut GpuProver, GpuError> {
         let key = srs.h.as_ptr() as usize;
         let want_g2 = b_g2 && self.b_g2_on_cpu != Some(key);
-        let fits = |(k, p): &(usize, GpuProver)| *k == key && (p.has_b_g2() || !want_g2);
-        if !self.prover.as_ref().is_some_and(fits) {
+        if self.current_for(srs, b_g2).is_none() {
             // New parameters (or B_G2 now wanted): free the old plan first (one set of
             // buffers at a time).
             self.prover = None;
@@ -187,11 +197,10 @@ impl CudaDevice {
 }
 
 impl PartitionDevice for CudaDevice {
-    fn reads_c(&self) -> bool {
+    fn reads_c(&self, srs: &SrsView<'_>, b_g2: bool) -> bool {
         !self
-            .prover
-            .as_ref()
-            .is_some_and(|(_, p)| p.c_folded_into_l())
+            .current_for(srs, b_g2)
+            .is_some_and(|p| p.c_folded_into_l())
     }
 
     fn describe(&self) -> String {

@@ -51,9 +51,12 @@ pub trait PartitionDevice {
         ahead: &mut Lookahead<'_, '_>,
     ) -> Result<(PartitionSums, Steps)>;
 
-    /// Whether `prove` reads the slot's c (all but a CUDA prover with C folded into L; one
-    /// not made yet counts as reading it).
-    fn reads_c(&self) -> bool {
+    /// Whether `prove` with these parameters (and B_G2 when `b_g2`) reads the slot's c: all
+    /// but a CUDA prover with C folded into L. A prover that `prove` would make first (the
+    /// first partition, other parameters, B_G2 now wanted) counts as reading it: what it
+    /// becomes is known only once made (a prover that cannot make the folded form takes
+    /// the coefficient form, which reads c).
+    fn reads_c(&self, _srs: &SrsView<'_>, _b_g2: bool) -> bool {
         true
     }
 }

@@ -88,8 +88,11 @@ fn run(args: Args) -> Result<()> {
                 if let Some(f) = folded_c.as_mut() {
                     f.ensure(&spec)?;
                 }
-                // Synthesis left c out: make it where this device's prover reads it.
-                if spec.c_left_out && device.reads_c() {
+                let srs = srs.for_job(&spec)?;
+                let b_g2 = spec.b_g2_in(BG2Stage::Gpu);
+                // Synthesis left c out: make it where the prover this partition takes
+                // reads it.
+                if spec.c_left_out && device.reads_c(&srs, b_g2) {
                     let started = std::time::Instant::now();
                     folded_c
                         .as_ref()
@@ -103,14 +106,7 @@ fn run(args: Args) -> Result<()> {
                         started.elapsed().as_secs_f64() * 1e3
                     );
                 }
-                let b_g2 = spec.b_g2_in(BG2Stage::Gpu);
-                prove_slot(
-                    device.as_mut(),
-                    &mut claim,
-                    &srs.for_job(&spec)?,
-                    b_g2,
-                    ahead,
-                )
+                prove_slot(device.as_mut(), &mut claim, &srs, b_g2, ahead)
             });
         match proved {
             Ok(steps) => {
