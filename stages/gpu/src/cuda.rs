@@ -19,6 +19,7 @@ use cuzk_shm_layout::{Arena, Region, SlotClaim};
 use cuzk_stage_common::runtime::Lookahead;
 use cuzk_stage_common::slot_view::{cast, meta, msm_inputs, MsmInputs};
 
+use crate::held_prover::HeldProver;
 use crate::{PartitionDevice, PartitionSums, Steps};
 
 pub struct CudaDevice {
@@ -26,11 +27,8 @@ pub struct CudaDevice {
     max_domain_log2: u32,
     max_scalars: usize,
     /// The prover and the SRS it holds (identified by the address of its h points: one
-    /// segment mapping per parameter file).
-    prover: Option<(usize, GpuProver)>,
-    /// The SRS whose B_G2 bases did not fit on the device beside its G1 bases: for it,
-    /// B_G2 runs on this process's CPU threads instead (slow, but no job is lost).
-    b_g2_on_cpu: Option<usize>,
+    /// segment mapping per parameter file, `srs_key`).
+    held: HeldProver<GpuProver>,
     /// The arena's page-locking: started on a thread of its own when the process starts
     /// (it takes seconds per 10 GB), waited for before the first partition's uploads, kept
     /// for the life of the process (every prover uploads from it).
@@ -64,32 +62,20 @@ impl CudaDevice {
             ordinal,
             max_domain_log2: shape.domain_log2,
             max_scalars: (shape.num_inputs + shape.num_aux) as usize,
-            prover: None,
-            b_g2_on_cpu: None,
+            held: HeldProver::new(),
             arena_pin: ArenaPin::Pending(pinning),
             setup: Vec::new(),
         })
     }
 
-    /// The prover made already that serves `srs` (with its B_G2 bases when `b_g2`, unless
-    /// they did not fit), if any: `prover_for` makes another when there is none.
-    fn current_for(&self, srs: &SrsView<'_>, b_g2: bool) -> Option<&GpuProver> {
-        let key = srs.h.as_ptr() as usize;
-        let want_g2 = b_g2 && self.b_g2_on_cpu != Some(key);
-        self.prover
-            .as_ref()
-            .filter(|(k, p)| *k == key && (p.has_b_g2() || !want_g2))
-            .map(|(_, p)| p)
-    }
-
     /// The prover for `srs`, holding its B_G2 bases when `b_g2` (unless they did not fit).
     fn prover_for(&mut self, srs: &SrsView<'_>, b_g2: bool) -> Result<&mut GpuProver, GpuError> {
-        let key = srs.h.as_ptr() as usize;
-        let want_g2 = b_g2 && self.b_g2_on_cpu != Some(key);
-        if self.current_for(srs, b_g2).is_none() {
+        let key = srs_key(srs);
+        let want_g2 = self.held.wants_g2(key, b_g2);
+        if self.held.serving(key, b_g2).is_none() {
             // New parameters (or B_G2 now wanted): free the old plan first (one set of
             // buffers at a time).
-            self.prover = None;
+            self.held.prover = None;
             let started = std::time::Instant::now();
             let bases = |b_g2| ResidentBases {
                 h: srs.h,
@@ -104,7 +90,7 @@ impl CudaDevice {
                     eprintln!(
                         "cuzk-gpu: cuda:{d}: the B_G2 bases do not fit beside the G1 bases ({why}); B_G2 runs on this process's CPU threads"
                     );
-                    self.b_g2_on_cpu = Some(key);
+                    self.held.b_g2_on_cpu = Some(key);
                     GpuProver::new(d, log, n, bases(None))?
                 }
                 made => made?,
@@ -141,10 +127,16 @@ impl CudaDevice {
                 self.setup.push(("setup_pin_srs", started.elapsed()));
             }
             self.wait_for_arena_pin();
-            self.prover = Some((key, p));
+            self.held.prover = Some((key, p));
         }
-        Ok(&mut self.prover.as_mut().expect("just made").1)
+        Ok(&mut self.held.prover.as_mut().expect("just made").1)
     }
+}
+
+/// The key of a parameter file's SRS: the address of its mapped h points (one segment
+/// mapping per parameter file, kept while the process serves).
+fn srs_key(srs: &SrsView<'_>) -> usize {
+    srs.h.as_ptr() as usize
 }
 
 /// Where the arena's page-locking stands.
@@ -198,13 +190,11 @@ impl CudaDevice {
 
 impl PartitionDevice for CudaDevice {
     fn reads_c(&self, srs: &SrsView<'_>, b_g2: bool) -> bool {
-        !self
-            .current_for(srs, b_g2)
-            .is_some_and(|p| p.c_folded_into_l())
+        self.held.reads_c(srs_key(srs), b_g2)
     }
 
     fn describe(&self) -> String {
-        match &self.prover {
+        match &self.held.prover {
             Some((_, p)) => format!("cuda:{} {}", self.ordinal, p.describe()),
             None => format!(
                 "cuda:{} (buffers planned at the first partition)",

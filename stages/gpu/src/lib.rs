@@ -12,6 +12,7 @@
 mod cpu;
 mod cuda;
 mod folded_c;
+mod held_prover;
 
 pub use cpu::CpuDevice;
 pub use cuda::{CudaDevice, DeviceError};
