@@ -15,8 +15,9 @@
 //! length or checksum does not match is not used (the bases are made again and the file
 //! written anew); it is written to a temporary name and renamed, so a reader never sees
 //! half a file, and a write that fails (a full disk) or a writer killed midway leaves no
-//! temporary file behind past the next store. What a file holds is trusted as far as the checksum goes: a proof made from
-//! wrong bases would fail the verification every proof passes before it is written.
+//! temporary file behind past the next store. What a file holds is trusted as far as the
+//! checksum goes: a proof made from wrong bases would fail the verification every proof
+//! passes before it is written.
 
 use std::fs;
 use std::io::{self, Read, Write};
