@@ -69,6 +69,12 @@ pub(crate) fn lagrange_bases_cached(
 ) -> Result<(Vec<G1Affine>, Vec<G1Affine>), GpuError> {
     let dir = cache_dir();
     if let Some(dir) = &dir {
+        // A file of 2·n points: tens of seconds at 32 GiB (24 GiB), so say so first.
+        eprintln!(
+            "cuzk-kernels: H's bases in Lagrange form: looking in {} ({:.1} GiB a file at this size)",
+            dir.display(),
+            (2 * (h.len() + 1) * AFFINE_BYTES) as f64 / (1u64 << 30) as f64
+        );
         let started = Instant::now();
         let (hit, why) = super::lagrange_cache::load(dir, h);
         eprintln!(
