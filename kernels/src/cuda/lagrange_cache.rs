@@ -147,7 +147,9 @@ pub fn store(dir: &Path, h: &[G1Affine], lc: &[G1Affine], ld: &[G1Affine]) -> io
 /// `path` written by `fill` under `<path stem>.tmp<pid>`, synced and renamed into place. A
 /// write that fails (a full disk: the file is 24 GiB at 32 GiB) removes its temporary file,
 /// and the temporary files of processes that are gone (killed while writing) are removed
-/// first, so restarts do not pile them up.
+/// first, so restarts do not pile them up. (The drop directory's own write-then-rename
+/// takes one slice already in memory and lives in a crate above this one; this streams
+/// several vectors, 24 GiB at 32 GiB.)
 fn write_then_rename(
     path: &Path,
     fill: impl FnOnce(&mut io::BufWriter<fs::File>) -> io::Result<()>,

@@ -40,35 +40,24 @@ impl StepLog {
     }
 }
 
-/// "<what>: 7 of 58 steps, 4.1 s a step, ~3 min 29 s left": the rate so far stands for
-/// the rest (the steps are of equal cost).
+/// "<what>: 7 of 58 steps, 4.1 s a step, ~209 s left" (seconds, as the other progress
+/// lines of the project print what is left): the rate so far stands for the rest (the
+/// steps are of equal cost).
 pub fn line(what: &str, done: u32, total: u32, elapsed: Duration) -> String {
     let per = elapsed.as_secs_f64() / done.max(1) as f64;
     let left = per * total.saturating_sub(done) as f64;
-    format!(
-        "{what}: {done} of {total} steps, {per:.1} s a step, ~{} left",
-        minutes_seconds(left)
-    )
-}
-
-fn minutes_seconds(s: f64) -> String {
-    let s = s.round() as u64;
-    if s >= 60 {
-        format!("{} min {} s", s / 60, s % 60)
-    } else {
-        format!("{s} s")
-    }
+    format!("{what}: {done} of {total} steps, {per:.1} s a step, ~{left:.0} s left")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The rate so far times the steps left; minutes past a minute.
+    /// The rate so far times the steps left.
     #[test]
     fn a_line_tells_what_is_left_at_the_rate_so_far() {
         let l = line("LC", 7, 58, Duration::from_millis(28_700));
-        assert_eq!(l, "LC: 7 of 58 steps, 4.1 s a step, ~3 min 29 s left");
+        assert_eq!(l, "LC: 7 of 58 steps, 4.1 s a step, ~209 s left");
         let l = line("LD'", 50, 58, Duration::from_secs(100));
         assert_eq!(l, "LD': 50 of 58 steps, 2.0 s a step, ~16 s left");
         // Nothing done yet: no division by zero, the elapsed time stands for one step.

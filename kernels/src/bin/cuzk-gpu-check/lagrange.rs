@@ -62,17 +62,12 @@ pub(crate) fn lagrange(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
     Ok(())
 }
 
-/// The timed sizes: `CUZK_LAGRANGE_LOGS` (logs 2..=27, space-separated), else 16 18 20 22.
+/// The timed sizes: `CUZK_LAGRANGE_LOGS` (logs 2..=27, separated by commas or spaces),
+/// else 16 18 20 22.
 fn timed_logs() -> Vec<u32> {
-    let given: Vec<u32> = std::env::var("CUZK_LAGRANGE_LOGS")
-        .unwrap_or_default()
-        .split_whitespace()
-        .filter_map(|w| w.parse().ok())
+    env_list("CUZK_LAGRANGE_LOGS", "16,18,20,22")
+        .into_iter()
         .filter(|l| (2..=27).contains(l))
-        .collect();
-    if given.is_empty() {
-        vec![16, 18, 20, 22]
-    } else {
-        given
-    }
+        .map(|l| l as u32)
+        .collect()
 }

@@ -178,6 +178,17 @@ fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
+/// A list of numbers in the environment variable `name`, separated by commas or spaces
+/// ("14,16,18" or "22 27"); `default` (the same form) when it is unset. Entries that do
+/// not parse are skipped.
+fn env_list(name: &str, default: &str) -> Vec<u64> {
+    std::env::var(name)
+        .unwrap_or_else(|_| default.into())
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter_map(|x| x.parse().ok())
+        .collect()
+}
+
 /// The scalar mix of the synthetic 32 GiB partition and B_G2 shape: `CUZK_SCALE_MIX` =
 /// `32gib` (default: the mix predicted for a real 32 GiB witness) or `assumed` (45 % zeros,
 /// 45 % ones, 10 % full width: what the runs before 2026-12-02 17:00 UTC used).

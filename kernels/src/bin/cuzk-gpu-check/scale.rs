@@ -364,11 +364,9 @@ pub(crate) fn sweep(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
     // or a term count (e.g. 13000000, the 32 GiB L and A MSMs' full-width terms), at most
     // 2^26; CUZK_SWEEP_MIN_C: the narrowest width (default 8). With CUZK_MSM_PROFILE each
     // cell also shows the phases.
-    let sizes: Vec<usize> = std::env::var("CUZK_SWEEP_LOGS")
-        .unwrap_or_else(|_| "14,16,18,20,22".into())
-        .split(',')
-        .filter_map(|x| x.parse::<usize>().ok())
-        .map(|v| if v <= 40 { 1usize << v } else { v })
+    let sizes: Vec<usize> = env_list("CUZK_SWEEP_LOGS", "14,16,18,20,22")
+        .into_iter()
+        .map(|v| if v <= 40 { 1usize << v } else { v as usize })
         .filter(|&n| n <= 1 << 26)
         .collect();
     let most = sizes.iter().copied().max().unwrap_or(1);
