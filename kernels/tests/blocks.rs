@@ -2,69 +2,13 @@
 //! prefix and many blocks (more than the PoRep fixtures' two challenges), and the refusal
 //! of a circuit whose blocks differ in shape.
 
-use std::ops::Range;
+mod chain_circuit;
 
-use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
-use bellperson::gadgets::boolean::AllocatedBit;
-use bellperson::gadgets::num::AllocatedNum;
-use blstrs::Scalar as Fr;
+use chain_circuit::chain;
 use cuzk_kernels::witness::{
     first_difference, synthesize_blocks_into, synthesize_into, BlockLayout, BlocksError, CValues,
     CircuitShape, OwnedWitness,
 };
-use ff::Field;
-
-/// A prefix (x, x², both public) then blocks of squarings, bits and products that read the
-/// prefix and their own variables; `skewed` gives block 3 one constraint more.
-#[derive(Clone)]
-struct Chain {
-    seed: u64,
-    blocks: Range<usize>,
-    skewed: bool,
-}
-
-impl Circuit<Fr> for Chain {
-    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
-        let x = AllocatedNum::alloc(cs.namespace(|| "x"), || Ok(Fr::from(self.seed)))?;
-        x.inputize(cs.namespace(|| "x in"))?;
-        let y = x.square(cs.namespace(|| "x^2"))?;
-        y.inputize(cs.namespace(|| "y in"))?;
-        for k in self.blocks {
-            let cs = &mut cs.namespace(|| format!("block_{k}"));
-            let v = Fr::from(self.seed ^ (k as u64 * 0x9e37_79b9));
-            let a = AllocatedNum::alloc(cs.namespace(|| "a"), || Ok(v))?;
-            let b = a.mul(cs.namespace(|| "a·x"), &x)?;
-            let c = b.mul(cs.namespace(|| "·y"), &y)?;
-            let bit = AllocatedBit::alloc(cs.namespace(|| "bit"), Some(k % 2 == 1))?;
-            // d = c + bit, through one constraint with coefficients other than one.
-            let d = AllocatedNum::alloc(cs.namespace(|| "d"), || {
-                let one = if k % 2 == 1 { Fr::ONE } else { Fr::ZERO };
-                Ok(c.get_value().unwrap() + one)
-            })?;
-            cs.enforce(
-                || "d = c + bit",
-                |lc| {
-                    lc + c.get_variable() + bit.get_variable() + (Fr::from(3u64), x.get_variable())
-                },
-                |lc| lc + CS::one(),
-                |lc| lc + d.get_variable() + (Fr::from(3u64), x.get_variable()),
-            );
-            d.inputize(cs.namespace(|| "d in"))?;
-            if self.skewed && k == 3 {
-                let _ = d.square(cs.namespace(|| "extra"))?;
-            }
-        }
-        Ok(())
-    }
-}
-
-fn chain(seed: u64, blocks: Range<usize>, skewed: bool) -> Chain {
-    Chain {
-        seed,
-        blocks,
-        skewed,
-    }
-}
 
 fn threaded(
     seed: u64,
@@ -144,17 +88,17 @@ fn runs_must_cover_the_blocks_in_order() {
 /// entries in the same order, the same coefficient table.
 #[test]
 fn c_recorded_by_runs_equals_the_whole_circuits() {
-    use cuzk_kernels::witness::c_matrix::CMatrix;
+    use cuzk_kernels::witness::matrix::R1csMatrix;
     for (blocks, threads) in [(7, 3), (18, 4), (2, 2)] {
         let layout =
             BlockLayout::measure(chain(3, 0..0, false), chain(3, 0..1, false), blocks).unwrap();
-        let whole = CMatrix::record(chain(3, 0..blocks, false)).unwrap();
+        let whole = R1csMatrix::record_c(chain(3, 0..blocks, false)).unwrap();
         let runs = layout
             .runs(threads)
             .into_iter()
             .map(|r| (r.clone(), chain(3, r, false)))
             .collect();
-        let by_runs = CMatrix::record_runs(runs, &layout).unwrap();
+        let by_runs = R1csMatrix::record_c_runs(runs, &layout).unwrap();
         assert_eq!(
             (by_runs.rows, by_runs.num_inputs, by_runs.num_aux),
             (whole.rows, whole.num_inputs, whole.num_aux)
@@ -169,7 +113,7 @@ fn c_recorded_by_runs_equals_the_whole_circuits() {
         .map(|r| (r.clone(), chain(3, r, true)))
         .collect();
     assert!(matches!(
-        CMatrix::record_runs(runs, &layout),
+        R1csMatrix::record_c_runs(runs, &layout),
         Err(BlocksError::NotBlocks(_))
     ));
 }

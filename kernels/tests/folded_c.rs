@@ -12,7 +12,7 @@ use common::circuits::{PowerChain, ShaChain};
 use common::params_via_file;
 use cuzk_kernels::groth16::folded::{inputs_q_sum, FoldedBases};
 use cuzk_kernels::msm::scalars::to_limbs;
-use cuzk_kernels::witness::c_matrix::CMatrix;
+use cuzk_kernels::witness::matrix::R1csMatrix;
 use cuzk_kernels::witness::{synthesize_into, CValues, CircuitShape, OwnedWitness};
 use ff::{Field, PrimeField};
 use group::Curve;
@@ -86,7 +86,7 @@ fn check<C: Circuit<Fr> + Clone + Send>(circuit: C, seed: u64) {
     let bufs = w.buffers();
     let (inputs, aux) = (&bufs.inputs[..shape.num_inputs], &bufs.aux[..shape.num_aux]);
 
-    let cm = CMatrix::record(circuit.clone()).unwrap();
+    let cm = R1csMatrix::record_c(circuit.clone()).unwrap();
     assert_eq!(
         (cm.num_inputs, cm.num_aux),
         (shape.num_inputs, shape.num_aux)
@@ -148,7 +148,7 @@ fn power_chain_with_public_inputs_folds_into_l() {
 fn stats_count_what_c_holds() {
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     let values: Vec<Fr> = (0..16).map(|_| Fr::random(&mut rng)).collect();
-    let cm = CMatrix::record(CMix {
+    let cm = R1csMatrix::record_c(CMix {
         input: Fr::ONE,
         values,
     })
@@ -187,7 +187,7 @@ fn synthesis_without_c_writes_all_else_the_same() {
     assert_eq!(f.b_aux_density, p.b_aux_density);
     assert_eq!(f.b_input_density, p.b_input_density);
     assert!(p.c.iter().all(|v| *v == sentinel), "c left as it was");
-    let cm = CMatrix::record(circuit).unwrap();
+    let cm = R1csMatrix::record_c(circuit).unwrap();
     let c = cm.apply(&p.inputs[..shape.num_inputs], &p.aux[..shape.num_aux]);
     assert_eq!(&c[..], &f.c[..cm.rows]);
 }

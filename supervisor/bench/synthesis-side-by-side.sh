@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Two builds of `cuzk` side by side on synthesis: `cuzk bench synthesis` of each, taking
 # turns ROUNDS times in one run (so both see the same machine and load), then each build's
-# best one-piece and split times and their ratio. Every run checks its split buffers
-# against its one-piece ones; a build that fails stops the script.
+# best one-piece and split times and their ratio (split: the bench's last way, a run of
+# challenges per thread as the synthesis stage does it: from the recorded R1CS where the
+# build has one). Every run checks its split buffers against its one-piece ones; a build
+# that fails stops the script.
 #
 #   supervisor/bench/synthesis-side-by-side.sh OLD_CUZK NEW_CUZK [C1] [ROUNDS]
 set -euo pipefail
@@ -23,7 +25,7 @@ for round in $(seq 1 "$rounds"); do
         bin=$old; [[ $name == new ]] && bin=$new
         out=$("$bin" bench synthesis --c1 "$c1" --runs 3)
         o=$(grep '^| one piece' <<<"$out" | awk -F'|' '{gsub(/ s/,"",$3); print $3+0}')
-        s=$(grep '^| a run of challenges' <<<"$out" | awk -F'|' '{gsub(/ s/,"",$3); print $3+0}')
+        s=$(grep '^| a run of challenges' <<<"$out" | tail -1 | awk -F'|' '{gsub(/ s/,"",$3); print $3+0}')
         echo "round $round $name: one piece $o s, split $s s" >&2
         best one "$name" "$o"
         best split "$name" "$s"

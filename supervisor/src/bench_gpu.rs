@@ -125,7 +125,8 @@ impl CircuitsVisitor for Compare<'_> {
         );
         let mut proofs = Vec::new();
         // As the synthesis stage does: a run of challenges per thread of the pool.
-        let synthesis = ThreadedSynthesis::new(rayon::current_num_threads());
+        let synthesis =
+            ThreadedSynthesis::new(rayon::current_num_threads()).map_err(anyhow::Error::msg)?;
         for k in 0..circuits.partitions() {
             let started = Instant::now();
             // With C folded into L the GPU reads no c: synthesis leaves it out.

@@ -1,10 +1,12 @@
-//! `cuzk bench synthesis`: each partition of a real C1 synthesized in one piece on one
-//! thread (what the synthesis stage did before it split partitions) and a run of
-//! challenges per thread (`cuzk_synthesis::ThreadedSynthesis`), alternating in the same
-//! run, into buffers of the partition's exact shape; every threaded run's buffers are
+//! `cuzk bench synthesis`: each partition of a real C1 synthesized three ways, taking turns
+//! in the same run, into buffers of the partition's exact shape: in one piece on one
+//! thread with its combinations built (what the synthesis stage did before it split
+//! partitions), a run of challenges per thread with its combinations built, and a run of
+//! challenges per thread with a, b, c from the recorded R1CS (`cuzk_synthesis::
+//! ThreadedSynthesis`, `Combinations::Built` and `Recorded`). Every other way's buffers are
 //! compared with the one-piece run's (a, b, c, inputs, aux, densities) before its time
-//! counts. The first threaded call also measures the circuit's layout (a walk of the
-//! prefix and one challenge), timed on its own line.
+//! counts. The first call of each threaded way also measures the circuit's layout (a walk
+//! of the prefix and one challenge) and, recorded, records the R1CS: timed on its own line.
 
 use std::time::{Duration, Instant};
 
@@ -14,7 +16,7 @@ use cuzk_kernels::witness::{
     first_difference, synthesize_into, CValues, CircuitShape, OwnedWitness,
 };
 use cuzk_synthesis::{
-    with_porep_circuits, CircuitsVisitor, PorepCircuits, Split, ThreadedSynthesis,
+    with_porep_circuits, CircuitsVisitor, Combinations, PorepCircuits, Split, ThreadedSynthesis,
 };
 use filecoin_proofs::MerkleTreeTrait;
 
@@ -33,6 +35,9 @@ pub struct BenchSynthesisArgs {
     /// Timed runs of each way per partition (after the layout's first call).
     #[arg(long, default_value_t = 3)]
     pub runs: usize,
+    /// Leave C's values out (as for a prover with C folded into L) in every way.
+    #[arg(long)]
+    pub without_c: bool,
 }
 
 pub fn run(args: &BenchSynthesisArgs) -> Result<()> {
@@ -52,6 +57,11 @@ pub fn run(args: &BenchSynthesisArgs) -> Result<()> {
         SideBySide {
             threads,
             runs: args.runs.max(1),
+            c: if args.without_c {
+                CValues::LeftOut
+            } else {
+                CValues::Written
+            },
         },
     )?
 }
@@ -59,6 +69,7 @@ pub fn run(args: &BenchSynthesisArgs) -> Result<()> {
 struct SideBySide {
     threads: usize,
     runs: usize,
+    c: CValues,
 }
 
 impl CircuitsVisitor for SideBySide {
@@ -68,24 +79,36 @@ impl CircuitsVisitor for SideBySide {
         self,
         circuits: PorepCircuits<'_, Tree>,
     ) -> Result<()> {
-        let synthesis = ThreadedSynthesis::new(self.threads);
+        let ways = [
+            (
+                "combinations built",
+                ThreadedSynthesis::with(self.threads, Combinations::Built),
+            ),
+            (
+                "from the recorded R1CS",
+                ThreadedSynthesis::with(self.threads, Combinations::Recorded),
+            ),
+        ];
         let secs = |d: Duration| d.as_secs_f64();
-        let (mut best_one, mut best_split) = (Duration::MAX, Duration::MAX);
+        let mut best_one = Duration::MAX;
+        let mut best = [Duration::MAX; 2];
         let mut used = 1;
         for k in 0..circuits.partitions() {
             let shape = CircuitShape::of(circuits.partition(k)?.circuit)?;
             let mut one = OwnedWitness::new(shape);
             let mut split = OwnedWitness::new(shape);
-            let started = Instant::now();
-            let (_, how) =
-                synthesis.synthesize(&circuits, k, &shape, split.buffers(), CValues::Written)?;
-            println!(
-                "partition {k}: {} challenges; first split call (measures the layout) {:.3} s, {how:?}",
-                circuits.challenges(k),
-                secs(started.elapsed())
-            );
-            if let Split::Threads(n) = how {
-                used = n;
+            for (name, synthesis) in &ways {
+                let started = Instant::now();
+                let (_, how) =
+                    synthesis.synthesize(&circuits, k, &shape, split.buffers(), self.c)?;
+                println!(
+                    "partition {k}: {} challenges; first call {name} (measures the layout, records the R1CS) {:.3} s, {how:?}",
+                    circuits.challenges(k),
+                    secs(started.elapsed())
+                );
+                if let Split::Threads(n) = how {
+                    used = n;
+                }
             }
             for run in 0..self.runs {
                 let started = Instant::now();
@@ -93,34 +116,38 @@ impl CircuitsVisitor for SideBySide {
                     circuits.partition(k)?.circuit,
                     &shape,
                     one.buffers(),
-                    CValues::Written,
+                    self.c,
                 )?;
                 let t_one = started.elapsed();
-                let started = Instant::now();
-                synthesis.synthesize(&circuits, k, &shape, split.buffers(), CValues::Written)?;
-                let t_split = started.elapsed();
-                if let Some(name) = first_difference(&one.buffers(), &split.buffers()) {
-                    bail!("partition {k}, run {run}: the split synthesis's {name} differs from one piece");
-                }
-                println!(
-                    "partition {k} run {run}: one piece {:.3} s, split {:.3} s: {:.2}x (buffers equal)",
-                    secs(t_one),
-                    secs(t_split),
-                    secs(t_one) / secs(t_split)
-                );
                 best_one = best_one.min(t_one);
-                best_split = best_split.min(t_split);
+                let mut line = format!("partition {k} run {run}: one piece {:.3} s", secs(t_one));
+                for (i, (name, synthesis)) in ways.iter().enumerate() {
+                    let started = Instant::now();
+                    synthesis.synthesize(&circuits, k, &shape, split.buffers(), self.c)?;
+                    let t = started.elapsed();
+                    if let Some(buffer) = first_difference(&one.buffers(), &split.buffers()) {
+                        bail!("partition {k}, run {run}: {name}: {buffer} differs from one piece");
+                    }
+                    best[i] = best[i].min(t);
+                    line += &format!(", {name} {:.3} s ({:.2}x)", secs(t), secs(t_one) / secs(t));
+                }
+                println!("{line} (buffers equal)");
             }
         }
         println!();
         println!("| way | best | ratio |");
         println!("|---|---|---|");
-        println!("| one piece, 1 thread | {:.3} s | 1.00x |", secs(best_one));
         println!(
-            "| a run of challenges per thread, {used} threads | {:.3} s | **{:.2}x** |",
-            secs(best_split),
-            secs(best_one) / secs(best_split)
+            "| one piece, 1 thread, combinations built | {:.3} s | 1.00x |",
+            secs(best_one)
         );
+        for (i, (name, _)) in ways.iter().enumerate() {
+            println!(
+                "| a run of challenges per thread, {used} threads, {name} | {:.3} s | **{:.2}x** |",
+                secs(best[i]),
+                secs(best_one) / secs(best[i])
+            );
+        }
         Ok(())
     }
 }

@@ -24,9 +24,10 @@ use cuzk_c1::proof_type::{interactive_proof_type, parse_sector_size};
 use cuzk_c1::{with_tree_shape, C1Input, ShapeVisitor};
 use cuzk_kernels::groth16::steps::{self, Densities};
 use cuzk_kernels::msm::mix::{MixStats, DIGIT_WIDTHS};
-use cuzk_kernels::witness::c_matrix::{CMatrix, CStats};
+use cuzk_kernels::witness::c_matrix::CStats;
 use cuzk_kernels::witness::census::{Census, CensusCs, Predicted, QUERIES};
 use cuzk_kernels::witness::CValues::{LeftOut, Written};
+use cuzk_kernels::witness::R1csMatrix;
 use cuzk_kernels::witness::{CircuitShape, OwnedWitness};
 use cuzk_synthesis::{synthesize_partition, with_porep_circuits, CircuitsVisitor, PorepCircuits};
 use filecoin_proofs::constants::DefaultPieceHasher;
@@ -271,7 +272,7 @@ impl ShapeVisitor for Blank {
         if self.c_matrix {
             let spinner = progress::spinner("recording the blank circuit's C".into(), None);
             let started = Instant::now();
-            let c = CMatrix::record(blank())?;
+            let c = R1csMatrix::record_c(blank())?;
             spinner.finish_and_clear();
             print_c_stats(&c.stats());
             println!(
@@ -340,9 +341,9 @@ fn time_without_c<Tree: 'static + MerkleTreeTrait>(
 /// a gpu process folding C does at its start), side by side: timed, and checked equal.
 fn record_both_ways<Tree: 'static + MerkleTreeTrait>(
     circuits: &PorepCircuits<'_, Tree>,
-) -> Result<CMatrix> {
+) -> Result<R1csMatrix> {
     let started = Instant::now();
-    let whole = CMatrix::record(circuits.blank_circuit())?;
+    let whole = R1csMatrix::record_c(circuits.blank_circuit())?;
     let t_whole = started.elapsed();
     let threads = rayon::current_num_threads();
     let started = Instant::now();
@@ -361,7 +362,7 @@ fn record_both_ways<Tree: 'static + MerkleTreeTrait>(
 }
 
 fn check_c(
-    c: &CMatrix,
+    c: &R1csMatrix,
     w: &cuzk_kernels::witness::WitnessBuffers<'_>,
     shape: &CircuitShape,
     partition: usize,
@@ -388,10 +389,10 @@ fn check_c(
     Ok(())
 }
 
-/// Times `CMatrix::fold` (Q = Cᵀ·P, what a prover with C folded into L does once at start)
+/// Times `R1csMatrix::fold` (Q = Cᵀ·P, what a prover with C folded into L does once at start)
 /// over stand-in points P_j = (j + 1)·G on this machine's threads; up to 2^24 rows (the
 /// points of a 32 GiB circuit would not fit beside C in 24 GiB).
-fn time_fold(c: &CMatrix) {
+fn time_fold(c: &R1csMatrix) {
     if c.rows > 1 << 24 {
         println!("fold not timed: {} rows (timed up to 2^24)", c.rows);
         return;

@@ -89,7 +89,8 @@ impl PartitionProver {
         });
         Ok(PartitionProver {
             witness: OwnedWitness::new(capacity),
-            synthesis: ThreadedSynthesis::new(rayon::current_num_threads()),
+            synthesis: ThreadedSynthesis::new(rayon::current_num_threads())
+                .map_err(anyhow::Error::msg)?,
             srs: SrsLoad::Decoding(decoding),
             params_path,
         })

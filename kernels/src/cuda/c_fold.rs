@@ -13,7 +13,7 @@ use super::layout::{AFFINE_BYTES, FR_BYTES, XYZZ_BYTES};
 use super::GpuError;
 use crate::msm::mix::bit_length;
 use crate::msm::scalars::Limbs;
-use crate::witness::c_matrix::CMatrix;
+use crate::witness::matrix::R1csMatrix;
 
 /// (L', Q_inputs) of `l` (one point an aux variable of C's circuit) and `ld` (LD', a point
 /// a row of C at least) on `dev`, in an allocation of its own released before returning (so
@@ -22,7 +22,7 @@ pub(crate) fn fold_on_device(
     dev: &mut Device,
     l: &[G1Affine],
     ld: &[G1Affine],
-    c: &CMatrix,
+    c: &R1csMatrix,
 ) -> Result<(Vec<G1Affine>, Vec<G1Affine>, Duration), GpuError> {
     use super::error::Step;
     if l.len() != c.num_aux || ld.len() < c.rows {

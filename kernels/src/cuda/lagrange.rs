@@ -32,7 +32,7 @@ use super::step_log::{StepLog, LOG_EVERY};
 use super::GpuError;
 use crate::msm::scalars::{to_limbs, Limbs};
 use crate::ntt::{coset_generator, powers, Roots};
-use crate::witness::c_matrix::CMatrix;
+use crate::witness::matrix::R1csMatrix;
 
 /// How a prover computes Σ h_i·H_i.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,7 +103,7 @@ pub(crate) fn lagrange_bases_cached(
 
 /// The circuit's C for [`HForm::Folded`] (one circuit a process: the gpu stage proves
 /// partitions of one proof type).
-static FOLDED_C: Mutex<Option<Arc<CMatrix>>> = Mutex::new(None);
+static FOLDED_C: Mutex<Option<Arc<R1csMatrix>>> = Mutex::new(None);
 
 /// The form provers made from now on take (where they can: resident bases, H's domain).
 pub fn set_h_form(f: HForm) {
@@ -120,11 +120,11 @@ pub fn h_form() -> HForm {
 
 /// The circuit whose C provers made from now on fold into L in [`HForm::Folded`] (its aux
 /// count must be L's, its rows at most H's domain).
-pub fn set_folded_c(c: Option<Arc<CMatrix>>) {
+pub fn set_folded_c(c: Option<Arc<R1csMatrix>>) {
     *FOLDED_C.lock().unwrap_or_else(|e| e.into_inner()) = c;
 }
 
-pub(crate) fn folded_c() -> Option<Arc<CMatrix>> {
+pub(crate) fn folded_c() -> Option<Arc<R1csMatrix>> {
     FOLDED_C.lock().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
@@ -136,12 +136,12 @@ pub(crate) fn wanted(
     h_count: usize,
     l_count: usize,
     max_log: u32,
-    c: Option<&CMatrix>,
+    c: Option<&R1csMatrix>,
 ) -> Option<LagrangeBases> {
     if h_form() == HForm::Coefficients || h_count + 1 != 1usize << max_log {
         return None;
     }
-    let fits = |c: &CMatrix| c.num_aux == l_count && c.rows <= h_count + 1;
+    let fits = |c: &R1csMatrix| c.num_aux == l_count && c.rows <= h_count + 1;
     match (h_form(), c) {
         (HForm::Folded, Some(c)) if fits(c) => Some(LagrangeBases::Folded),
         _ => Some(LagrangeBases::WithLd),

@@ -4,7 +4,7 @@
 //! `lagrange` gives Σ_{i<n−1} h_i·H_i = Σ_j y_j·LC_j − Σ_j c_j·LD'_j with
 //! y_j = A(gω^j)·B(gω^j)/(g^n − 1). C's values are c = C·z for the assignment
 //! z = (1, inputs…, aux…), so Σ_j c_j·LD'_j = Σ_k z_k·Q_k with Q = Cᵀ·LD'
-//! (`CMatrix::fold`), and the proof's H and L terms together are
+//! (`R1csMatrix::fold`), and the proof's H and L terms together are
 //!
 //!   ΣH + ΣL = Σ_j y_j·LC_j + Σ_{aux k} z_k·(L_k − Q_k) − Σ_{inputs k} z_k·Q_k
 //!
@@ -23,7 +23,7 @@ use super::lagrange::{lagrange_bases, plain_sum, to_affine};
 use crate::msm::scalars::Limbs;
 use crate::msm::{msm, Term};
 use crate::ntt::{coset_ntt, intt, Domain};
-use crate::witness::c_matrix::CMatrix;
+use crate::witness::matrix::R1csMatrix;
 
 /// The bases of the folded form: LC (n of them), L' = L − Q_aux (one an aux variable) and
 /// Q_inputs (one an input, ONE included).
@@ -36,7 +36,7 @@ pub struct FoldedBases {
 
 impl FoldedBases {
     /// From the proving key's H (n − 1 points) and L, and the circuit's C.
-    pub fn new(h: &[G1Affine], l: &[G1Affine], c: &CMatrix, log_n: u32) -> FoldedBases {
+    pub fn new(h: &[G1Affine], l: &[G1Affine], c: &R1csMatrix, log_n: u32) -> FoldedBases {
         assert_eq!(
             l.len(),
             c.num_aux,
@@ -83,7 +83,7 @@ impl FoldedBases {
 /// host; the projective Q of every variable at once would be 18 GiB more).
 pub fn fold_c_into_l(
     l: &[G1Affine],
-    c: &CMatrix,
+    c: &R1csMatrix,
     ld: &[G1Affine],
 ) -> (Vec<G1Affine>, Vec<G1Affine>) {
     assert_eq!(

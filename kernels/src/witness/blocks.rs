@@ -27,7 +27,7 @@ use bellpepper_core::{
 use blstrs::Scalar as Fr;
 use ff::Field;
 
-use super::writer::{eval, prepare, Assignment};
+use super::writer::{eval, prepare, Assignment, Lcs};
 use super::{CValues, CircuitShape, WitnessBuffers, WitnessError};
 
 /// Stack of each run's thread: 8 MiB, a Linux main thread's default.
@@ -52,7 +52,7 @@ impl Counts {
     }
 
     /// `self + k·block`.
-    fn plus(self, k: usize, block: Counts) -> Counts {
+    pub(super) fn plus(self, k: usize, block: Counts) -> Counts {
         Counts {
             constraints: self.constraints + k * block.constraints,
             inputs: self.inputs + k * block.inputs,
@@ -165,7 +165,18 @@ pub fn synthesize_blocks_into<C: Circuit<Fr> + Send>(
     bufs: &mut WitnessBuffers<'_>,
     c: CValues,
 ) -> Result<CircuitShape, BlocksError> {
-    let with_c = c == CValues::Written;
+    synthesize_blocks_with(runs, layout, capacity, bufs, Lcs::of(c))
+}
+
+/// [`synthesize_blocks_into`] building and evaluating the combinations `lcs` names; with
+/// [`Lcs::None`] only the assignment is written (`r1cs` makes the rest).
+pub(super) fn synthesize_blocks_with<C: Circuit<Fr> + Send>(
+    runs: Vec<(Range<usize>, C)>,
+    layout: &BlockLayout,
+    capacity: &CircuitShape,
+    bufs: &mut WitnessBuffers<'_>,
+    lcs: Lcs,
+) -> Result<CircuitShape, BlocksError> {
     let shape = layout.shape();
     for (what, got, cap) in [
         (
@@ -210,11 +221,11 @@ pub fn synthesize_blocks_into<C: Circuit<Fr> + Send>(
             let thread = std::thread::Builder::new()
                 .name(format!("synthesis {run:?}"))
                 .stack_size(RUN_STACK)
-                .spawn_scoped(s, move || synthesize_run(circuit, run, layout, out, with_c))
+                .spawn_scoped(s, move || synthesize_run(circuit, run, layout, out, lcs))
                 .map_err(|e| BlocksError::NoThread(e.to_string()));
             handles.push(thread);
         }
-        let mut all = vec![synthesize_run(first, first_run, layout, &out, with_c)];
+        let mut all = vec![synthesize_run(first, first_run, layout, &out, lcs)];
         all.extend(
             handles
                 .into_iter()
@@ -226,6 +237,9 @@ pub fn synthesize_blocks_into<C: Circuit<Fr> + Send>(
     for outcome in outcomes {
         writers.push(outcome?);
     }
+    if lcs == Lcs::None {
+        return Ok(shape);
+    }
     for w in &writers {
         w.merge_densities(bufs);
     }
@@ -235,7 +249,7 @@ pub fn synthesize_blocks_into<C: Circuit<Fr> + Send>(
     for i in 0..shape.num_inputs {
         bufs.a[rows + i] = bufs.inputs[i];
     }
-    let c = with_c.then_some(&mut *bufs.c);
+    let c = (lcs == Lcs::All).then_some(&mut *bufs.c);
     for v in [Some(&mut *bufs.b), c].into_iter().flatten() {
         v[rows..shape.domain_size()].fill(Fr::ZERO);
     }
@@ -249,9 +263,9 @@ fn synthesize_run<'o, C: Circuit<Fr>>(
     run: Range<usize>,
     layout: &'o BlockLayout,
     out: &'o Out,
-    with_c: bool,
+    lcs: Lcs,
 ) -> Result<RunWriter<'o>, BlocksError> {
-    let mut cs = RunWriter::new(run.clone(), layout, out, with_c);
+    let mut cs = RunWriter::new(run.clone(), layout, out, lcs);
     cs.alloc_input(|| "one", || Ok(Fr::ONE))?;
     circuit.synthesize(&mut cs)?;
     if let Some(fault) = cs.fault.take() {
@@ -396,8 +410,8 @@ struct RunWriter<'o> {
     values: RunValues<'o>,
     layout: &'o BlockLayout,
     writes_prefix: bool,
-    /// Whether C's values are computed ([`CValues`]).
-    with_c: bool,
+    /// Which combinations are built and evaluated.
+    lcs: Lcs,
     /// Rows: added to a sub-circuit row past the prefix, and where this run's rows end.
     row_offset: usize,
     row_end: usize,
@@ -411,7 +425,7 @@ struct RunWriter<'o> {
 }
 
 impl<'o> RunWriter<'o> {
-    fn new(run: Range<usize>, layout: &'o BlockLayout, out: &'o Out, with_c: bool) -> Self {
+    fn new(run: Range<usize>, layout: &'o BlockLayout, out: &'o Out, lcs: Lcs) -> Self {
         let shape = layout.shape();
         let offset = Counts::default().plus(run.start, layout.block);
         let end = layout.prefix.plus(run.end, layout.block);
@@ -426,7 +440,7 @@ impl<'o> RunWriter<'o> {
             },
             layout,
             writes_prefix: run.start == 0,
-            with_c,
+            lcs,
             row_offset: offset.constraints,
             row_end: end.constraints,
             n: Counts::default(),
@@ -525,8 +539,11 @@ impl ConstraintSystem<Fr> for RunWriter<'_> {
             }
             g
         };
+        if self.lcs == Lcs::None {
+            return;
+        }
         let (a, b) = (a(LinearCombination::zero()), b(LinearCombination::zero()));
-        let c = self.with_c.then(|| c(LinearCombination::zero()));
+        let c = (self.lcs == Lcs::All).then(|| c(LinearCombination::zero()));
         let values = &self.values;
         // As in the one-thread writer: A tracks aux only, C tracks nothing.
         let va = eval(&a, values, None, Some(&mut self.a_aux_density));

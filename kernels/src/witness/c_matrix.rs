@@ -1,5 +1,5 @@
-//! C's rows as a sparse matrix, recorded from a circuit's synthesis (a blank circuit does:
-//! only its structure is read), and C's transpose applied to a vector of G1 points.
+//! C of a circuit (recorded by [`super::matrix`]) applied transposed to G1 points: the fold
+//! of C into L.
 //!
 //! Why: C's values on the domain are c = C·z (z = (1, inputs…, aux…)), so any sum
 //! Σ_j c_j·P_j regroups by variable as Σ_k z_k·Q_k with Q_k = Σ_j C_jk·P_j. H in Lagrange
@@ -7,41 +7,13 @@
 //! LD' the sum joins L's MSM, whose scalars are z's aux part already
 //! (`groth16::folded`), and c is no longer needed to prove.
 
-use std::collections::HashMap;
-
-use bellpepper_core::{
-    Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
-};
 use blstrs::{G1Affine, G1Projective, Scalar as Fr};
 use ff::{Field, PrimeField};
 use group::Group;
 use rayon::prelude::*;
 
+use super::matrix::{Entry, R1csMatrix, INPUT};
 use crate::msm::scalars::{to_limbs, Limbs};
-
-/// Marks an input in `Entry::var` (aux variables are numbered from 0 without it).
-pub const INPUT: u32 = 1 << 31;
-
-/// One nonzero C_jk: row j, variable k (aux k, or input k | INPUT), coefficient by index
-/// into `CMatrix::coeffs` (a circuit's C holds few distinct coefficients: 1, powers of two,
-/// a hash's round constants).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Entry {
-    pub row: u32,
-    pub var: u32,
-    pub coeff: u32,
-}
-
-/// A circuit's C, in row order, for the constraints the circuit enforces (bellperson's
-/// `input · 0 = 0` rows after them have an empty C and are not recorded).
-#[derive(Clone, Debug, Default)]
-pub struct CMatrix {
-    pub rows: usize,
-    pub num_inputs: usize,
-    pub num_aux: usize,
-    pub coeffs: Vec<Fr>,
-    pub entries: Vec<Entry>,
-}
 
 /// What C holds, for sizing the fold (`cuzk bench witness --c-matrix`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -103,40 +75,7 @@ fn mul_small(p: &G1Projective, v: u64) -> G1Projective {
     acc
 }
 
-impl CMatrix {
-    /// Records C of `circuit` (its values are not computed: a blank circuit will do),
-    /// numbering variables as bellperson does: input 0 is ONE, allocated before it runs.
-    pub fn record<C: Circuit<Fr>>(circuit: C) -> Result<CMatrix, SynthesisError> {
-        let mut cs = CMatrixCs::default();
-        cs.m.num_inputs = 1;
-        circuit.synthesize(&mut cs)?;
-        Ok(cs.m)
-    }
-
-    /// c = C·z for the assignment (inputs with ONE first, aux), one value a recorded row.
-    /// Rows in parallel, a chunk at a time (the entries are in row order, so a chunk's are
-    /// found by binary search): a gpu stage that makes c from C does it every partition.
-    pub fn apply(&self, inputs: &[Fr], aux: &[Fr]) -> Vec<Fr> {
-        const ROWS: usize = 1 << 16;
-        let mut c = vec![Fr::ZERO; self.rows];
-        c.par_chunks_mut(ROWS).enumerate().for_each(|(i, out)| {
-            let first = (i * ROWS) as u32;
-            let from = self.entries.partition_point(|e| e.row < first);
-            let to = self
-                .entries
-                .partition_point(|e| (e.row as usize) < i * ROWS + out.len());
-            for e in &self.entries[from..to] {
-                let z = if e.var & INPUT != 0 {
-                    inputs[(e.var & !INPUT) as usize]
-                } else {
-                    aux[e.var as usize]
-                };
-                out[(e.row - first) as usize] += z * self.coeffs[e.coeff as usize];
-            }
-        });
-        c
-    }
-
+impl R1csMatrix {
     /// C's entries grouped by variable, for [`ByVar::q`].
     pub fn by_var(&self) -> ByVar<'_> {
         let vars = self.num_inputs + self.num_aux;
@@ -235,9 +174,9 @@ impl CMatrix {
     }
 }
 
-/// C's entries by variable (inputs first, then aux): [`CMatrix::by_var`].
+/// C's entries by variable (inputs first, then aux): [`R1csMatrix::by_var`].
 pub struct ByVar<'a> {
-    m: &'a CMatrix,
+    m: &'a R1csMatrix,
     start: Vec<usize>,
     order: Vec<u32>,
     coeffs: Vec<Coeff>,
@@ -275,82 +214,5 @@ impl ByVar<'_> {
             }
         }
         acc
-    }
-}
-
-/// The recording constraint system behind [`CMatrix::record`].
-#[derive(Default)]
-struct CMatrixCs {
-    m: CMatrix,
-    coeff_index: HashMap<[u8; 32], u32>,
-}
-
-impl CMatrixCs {
-    fn coeff(&mut self, c: &Fr) -> u32 {
-        let m = &mut self.m;
-        *self.coeff_index.entry(c.to_repr()).or_insert_with(|| {
-            m.coeffs.push(*c);
-            (m.coeffs.len() - 1) as u32
-        })
-    }
-}
-
-impl ConstraintSystem<Fr> for CMatrixCs {
-    type Root = Self;
-
-    fn alloc<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
-    where
-        F: FnOnce() -> Result<Fr, SynthesisError>,
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-    {
-        self.m.num_aux += 1;
-        Ok(Variable::new_unchecked(Index::Aux(self.m.num_aux - 1)))
-    }
-
-    fn alloc_input<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
-    where
-        F: FnOnce() -> Result<Fr, SynthesisError>,
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-    {
-        self.m.num_inputs += 1;
-        Ok(Variable::new_unchecked(Index::Input(self.m.num_inputs - 1)))
-    }
-
-    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, _: LA, _: LB, c: LC)
-    where
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-        LA: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
-        LB: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
-        LC: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
-    {
-        let row = self.m.rows as u32;
-        self.m.rows += 1;
-        let c = c(LinearCombination::zero());
-        let terms = c
-            .iter_inputs()
-            .map(|(&k, v)| (k as u32 | INPUT, *v))
-            .chain(c.iter_aux().map(|(&k, v)| (k as u32, *v)));
-        for (var, v) in terms {
-            if !v.is_zero_vartime() {
-                let coeff = self.coeff(&v);
-                self.m.entries.push(Entry { row, var, coeff });
-            }
-        }
-    }
-
-    fn push_namespace<NR, N>(&mut self, _: N)
-    where
-        NR: Into<String>,
-        N: FnOnce() -> NR,
-    {
-    }
-
-    fn pop_namespace(&mut self) {}
-
-    fn get_root(&mut self) -> &mut Self::Root {
-        self
     }
 }

@@ -10,12 +10,16 @@
 pub mod blocks;
 mod buffers;
 pub mod c_matrix;
-mod c_matrix_runs;
 pub mod census;
+pub mod matrix;
+mod matrix_runs;
+pub mod r1cs;
 mod shape;
 mod writer;
 
 pub use blocks::{synthesize_blocks_into, BlockLayout, BlocksError};
 pub use buffers::{density_bit, density_count, first_difference, OwnedWitness, WitnessBuffers};
+pub use matrix::{R1csMatrix, Recorded, Which};
+pub use r1cs::{R1cs, R1csError};
 pub use shape::CircuitShape;
 pub use writer::{synthesize_into, CValues, WitnessError, WitnessWriter};

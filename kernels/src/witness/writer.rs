@@ -43,7 +43,18 @@ pub fn synthesize_into<C: Circuit<Fr>>(
     bufs: WitnessBuffers<'_>,
     c: CValues,
 ) -> Result<CircuitShape, WitnessError> {
-    let mut cs = WitnessWriter::new(capacity, bufs, c)?;
+    synthesize_with(circuit, capacity, bufs, Lcs::of(c))
+}
+
+/// [`synthesize_into`] building and evaluating the combinations `lcs` names; with
+/// [`Lcs::None`] only the assignment (inputs, aux) is written (`r1cs` makes the rest).
+pub(super) fn synthesize_with<C: Circuit<Fr>>(
+    circuit: C,
+    capacity: &CircuitShape,
+    bufs: WitnessBuffers<'_>,
+    lcs: Lcs,
+) -> Result<CircuitShape, WitnessError> {
+    let mut cs = WitnessWriter::with_lcs(capacity, bufs, lcs)?;
     cs.alloc_input(|| "one", || Ok(Fr::ONE))?;
     circuit.synthesize(&mut cs)?;
     for i in 0..cs.num_inputs {
@@ -65,6 +76,24 @@ pub enum CValues {
     LeftOut,
 }
 
+/// Which linear combinations a writer builds and evaluates: all three, A and B
+/// ([`CValues::LeftOut`]), or none (the assignment alone, for `r1cs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Lcs {
+    All,
+    WithoutC,
+    None,
+}
+
+impl Lcs {
+    pub(super) fn of(c: CValues) -> Lcs {
+        match c {
+            CValues::Written => Lcs::All,
+            CValues::LeftOut => Lcs::WithoutC,
+        }
+    }
+}
+
 /// A `ConstraintSystem` over caller-owned buffers, bounded by a capacity shape. Build it with [`WitnessWriter::new`],
 /// or use [`synthesize_into`], which also adds bellperson's input constraints.
 pub struct WitnessWriter<'a> {
@@ -75,15 +104,23 @@ pub struct WitnessWriter<'a> {
     num_aux: usize,
     /// The first overflow seen; enforce() cannot return errors, so it is reported by finish().
     overflow: Option<WitnessError>,
-    /// Whether C's values are computed.
-    with_c: bool,
+    /// Which combinations are built and evaluated.
+    lcs: Lcs,
 }
 
 impl<'a> WitnessWriter<'a> {
     pub fn new(
         shape: &CircuitShape,
-        mut bufs: WitnessBuffers<'a>,
+        bufs: WitnessBuffers<'a>,
         c: CValues,
+    ) -> Result<Self, WitnessError> {
+        Self::with_lcs(shape, bufs, Lcs::of(c))
+    }
+
+    fn with_lcs(
+        shape: &CircuitShape,
+        mut bufs: WitnessBuffers<'a>,
+        lcs: Lcs,
     ) -> Result<Self, WitnessError> {
         prepare(shape, &mut bufs)?;
         Ok(WitnessWriter {
@@ -93,7 +130,7 @@ impl<'a> WitnessWriter<'a> {
             num_inputs: 0,
             num_aux: 0,
             overflow: None,
-            with_c: c == CValues::Written,
+            lcs,
         })
     }
 
@@ -108,11 +145,12 @@ impl<'a> WitnessWriter<'a> {
             num_inputs: self.num_inputs,
             num_aux: self.num_aux,
         };
-        let c = self.with_c.then_some(self.bufs.c);
-        for v in [Some(self.bufs.a), Some(self.bufs.b), c]
-            .into_iter()
-            .flatten()
-        {
+        let written = match self.lcs {
+            Lcs::All => [Some(self.bufs.a), Some(self.bufs.b), Some(self.bufs.c)],
+            Lcs::WithoutC => [Some(self.bufs.a), Some(self.bufs.b), None],
+            Lcs::None => [None, None, None],
+        };
+        for v in written.into_iter().flatten() {
             v[actual.num_constraints..actual.domain_size()].fill(Fr::ZERO);
         }
         Ok(actual)
@@ -194,7 +232,8 @@ impl Assignment for Slices<'_> {
 /// What a coefficient costs: nothing (0), an addition (1), a subtraction (−1) or a
 /// multiplication. Read from its Montgomery limbs, without the constant-time comparisons
 /// `==` makes (coefficients are the circuit's, public): −1 alone is ~30 % of C's entries.
-enum Coeff {
+#[derive(Clone, Copy)]
+pub(super) enum Coeff {
     Zero,
     One,
     MinusOne,
@@ -202,7 +241,7 @@ enum Coeff {
 }
 
 #[inline]
-fn coeff_kind(coeff: &Fr) -> Coeff {
+pub(super) fn coeff_kind(coeff: &Fr) -> Coeff {
     let limbs = blst::blst_fr::from(*coeff).l;
     if limbs == [0; 4] {
         Coeff::Zero
@@ -232,12 +271,18 @@ const MINUS_ONE_MONT: [u64; 4] = [
 
 /// acc + coeff·x, as cheaply as the coefficient allows.
 #[inline]
-fn add_term(acc: &mut Fr, coeff: &Fr, kind: Coeff, x: Fr) {
+pub(super) fn add_term(acc: &mut Fr, coeff: &Fr, kind: Coeff, x: Fr) {
     match kind {
         Coeff::Zero => {}
         Coeff::One => *acc += x,
         Coeff::MinusOne => *acc -= x,
-        Coeff::Other => *acc += x * coeff,
+        // Mostly a bit times a power of two (a word packed from its bits): the bit's own
+        // 0 or 1 spares the product.
+        Coeff::Other => match coeff_kind(&x) {
+            Coeff::Zero => {}
+            Coeff::One => *acc += coeff,
+            _ => *acc += x * coeff,
+        },
     }
 }
 
@@ -334,9 +379,12 @@ impl ConstraintSystem<Fr> for WitnessWriter<'_> {
             self.note_overflow("constraints", self.shape.num_constraints);
             return;
         }
+        if self.lcs == Lcs::None {
+            return;
+        }
         let (a, b) = (a(LinearCombination::zero()), b(LinearCombination::zero()));
         // Without C its closure is dropped unrun: building the combination is half its cost.
-        let c = self.with_c.then(|| c(LinearCombination::zero()));
+        let c = (self.lcs == Lcs::All).then(|| c(LinearCombination::zero()));
         let n_in = self.num_inputs.min(self.shape.num_inputs);
         let n_aux = self.num_aux.min(self.shape.num_aux);
         let bufs = &mut self.bufs;

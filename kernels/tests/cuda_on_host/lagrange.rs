@@ -10,7 +10,7 @@ use cuzk_kernels::groth16::folded::fold_c_into_l;
 use cuzk_kernels::groth16::lagrange::lagrange_bases;
 use cuzk_kernels::msm::scalars::{to_limbs, Limbs};
 use cuzk_kernels::ntt::{coset_generator, powers, Roots};
-use cuzk_kernels::witness::c_matrix::{CMatrix, Entry, INPUT};
+use cuzk_kernels::witness::matrix::{Entry, R1csMatrix, INPUT};
 use ff::{Field, PrimeField};
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
@@ -236,7 +236,7 @@ fn c_fold_built_for_the_host_matches_the_cpu() {
             });
         }
     }
-    let c = CMatrix {
+    let c = R1csMatrix {
         rows,
         num_inputs: n_in,
         num_aux: n_aux,

@@ -14,7 +14,7 @@ use cuzk_c1::{C1Input, GivenIds};
 use cuzk_kernels::cuda::set_folded_c;
 use cuzk_kernels::msm::scalars::Limbs;
 use cuzk_kernels::synthetic::SyntheticShape;
-use cuzk_kernels::witness::c_matrix::CMatrix;
+use cuzk_kernels::witness::matrix::R1csMatrix;
 use cuzk_shm_layout::{Region, SlotClaim};
 use cuzk_stage_common::slot_view::{cast, cast_mut, meta};
 use cuzk_stage_common::JobSpec;
@@ -26,7 +26,7 @@ use rayon::prelude::*;
 #[derive(Default)]
 pub struct FoldedC {
     params: Option<PathBuf>,
-    c: Option<Arc<CMatrix>>,
+    c: Option<Arc<R1csMatrix>>,
 }
 
 impl FoldedC {
@@ -40,7 +40,7 @@ impl FoldedC {
             Some(s) => {
                 let shape = SyntheticShape::by_name(&s.synthetic)
                     .with_context(|| format!("no synthetic shape {:?}", s.synthetic))?;
-                let empty = CMatrix {
+                let empty = R1csMatrix {
                     num_inputs: shape.num_inputs,
                     num_aux: shape.num_aux,
                     ..Default::default()

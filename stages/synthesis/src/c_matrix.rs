@@ -1,10 +1,10 @@
 //! C of a C1's proof type: what a GPU prover folds into L (`cuzk_kernels::groth16::folded`).
 //! Every partition of the proof type has this C. Recorded a run of challenges per thread
-//! (`CMatrix::record_runs`) from partition 0's circuit cut into runs (recording calls no
+//! (`R1csMatrix::record_runs`) from partition 0's circuit cut into runs (recording calls no
 //! witness closure: only the structure is read), or from the blank circuit in one piece.
 
 use cuzk_c1::C1Input;
-use cuzk_kernels::witness::c_matrix::CMatrix;
+use cuzk_kernels::witness::matrix::R1csMatrix;
 use cuzk_kernels::witness::{BlockLayout, BlocksError};
 use filecoin_proofs::MerkleTreeTrait;
 
@@ -15,7 +15,7 @@ struct Record {
 }
 
 impl CircuitsVisitor for Record {
-    type Output = Result<(CMatrix, Split), String>;
+    type Output = Result<(R1csMatrix, Split), String>;
     fn visit<Tree: 'static + MerkleTreeTrait>(
         self,
         circuits: PorepCircuits<'_, Tree>,
@@ -37,7 +37,7 @@ impl CircuitsVisitor for Record {
                     .collect::<Result<Vec<_>, SynthesisError>>()
                     .map_err(|e| e.to_string())?;
                 let n = runs.len();
-                let c = CMatrix::record_runs(runs, &layout).map_err(|e| match e {
+                let c = R1csMatrix::record_c_runs(runs, &layout).map_err(|e| match e {
                     BlocksError::NotBlocks(why) | BlocksError::NoThread(why) => why,
                     BlocksError::Witness(e) => e.to_string(),
                 })?;
@@ -48,14 +48,14 @@ impl CircuitsVisitor for Record {
                 Err(why) => why_not = why,
             }
         }
-        let c = CMatrix::record(circuits.blank_circuit()).map_err(|e| e.to_string())?;
+        let c = R1csMatrix::record_c(circuits.blank_circuit()).map_err(|e| e.to_string())?;
         Ok((c, Split::OnePiece(why_not)))
     }
 }
 
 /// The circuit's C for `c1`'s proof type, on up to `threads` threads (no witness is
 /// computed), and how it was split.
-pub fn record_c(c1: &C1Input, threads: usize) -> Result<(CMatrix, Split), SynthesisError> {
+pub fn record_c(c1: &C1Input, threads: usize) -> Result<(R1csMatrix, Split), SynthesisError> {
     with_porep_circuits(c1, Record { threads })?.map_err(|err| SynthesisError::Circuit {
         file: c1.file().to_path_buf(),
         partition: 0,

@@ -110,7 +110,7 @@ impl<'c, Tree: 'static + MerkleTreeTrait> PorepCircuits<'c, Tree> {
     }
 
     /// The blank circuit of this proof type (no witness, no vanilla proofs): the constraint
-    /// structure every partition shares, e.g. for recording C once (`CMatrix::record`).
+    /// structure every partition shares, e.g. for recording C once (`R1csMatrix::record`).
     pub fn blank_circuit(&self) -> PorepCircuit<Tree> {
         <Compound<Tree> as CompoundProof<Scheme<'_, Tree>, _>>::blank_circuit(&self.vanilla_params)
     }

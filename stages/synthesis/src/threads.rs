@@ -7,15 +7,19 @@
 //! rows and variables start) is measured once per proof type and challenge count.
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::Mutex;
 
+use bellperson::Circuit;
+use blstrs::Scalar as Fr;
 use cuzk_kernels::witness::{
-    synthesize_blocks_into, synthesize_into, BlockLayout, BlocksError, CValues, CircuitShape,
-    WitnessBuffers, WitnessError,
+    synthesize_blocks_into, synthesize_into, BlockLayout, BlocksError, CValues, CircuitShape, R1cs,
+    R1csError, WitnessBuffers, WitnessError,
 };
 use filecoin_proofs::MerkleTreeTrait;
 
-use crate::{PorepCircuits, SynthesisError};
+use crate::recorded::{Key, Recordings};
+use crate::{Combinations, PorepCircuits, SynthesisError};
 
 /// How a partition was synthesized.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,20 +44,32 @@ pub enum ThreadedError {
 /// to split: it is then synthesized in one piece).
 pub struct ThreadedSynthesis {
     threads: usize,
-    known: Mutex<HashMap<(String, usize), Option<BlockLayout>>>,
+    known: Mutex<HashMap<Key, Option<BlockLayout>>>,
+    /// With [`Combinations::Recorded`], each proof type's R1CS.
+    recordings: Option<Recordings>,
 }
 
 impl ThreadedSynthesis {
-    pub fn new(threads: usize) -> Self {
+    /// On `threads` threads, a, b, c from recorded R1CSs unless `CUZK_SYNTHESIS_R1CS=built`
+    /// says otherwise ([`Combinations::from_env`]; a value it does not know is an error).
+    pub fn new(threads: usize) -> Result<Self, String> {
+        Ok(Self::with(threads, Combinations::from_env()?))
+    }
+
+    pub fn with(threads: usize, combinations: Combinations) -> Self {
         ThreadedSynthesis {
             threads: threads.max(1),
             known: Mutex::default(),
+            recordings: (combinations == Combinations::Recorded).then(Recordings::default),
         }
     }
 
     /// Synthesizes partition `partition` into `bufs`, a run of challenges per thread; in
     /// one piece when there is one thread, the partition has one challenge, or its circuit
-    /// does not split. Writes exactly what one-piece synthesis writes with the same `c`
+    /// does not split. With a recorded R1CS the circuit computes only its assignment and
+    /// a, b, c come from the matrices; a partition that does not satisfy them (every row is
+    /// checked) is synthesized again with its combinations built, and the recording is
+    /// dropped. Writes exactly what one-piece synthesis writes with the same `c`
     /// ([`CValues::LeftOut`]: `bufs.c` is not written, for a prover with C folded into L).
     pub fn synthesize<Tree: 'static + MerkleTreeTrait>(
         &self,
@@ -64,36 +80,75 @@ impl ThreadedSynthesis {
         c: CValues,
     ) -> Result<(CircuitShape, Split), ThreadedError> {
         let challenges = circuits.challenges(partition);
-        let why_not = if self.threads < 2 {
-            "one thread".to_string()
+        let layout = if self.threads < 2 {
+            Err("one thread".to_string())
         } else if challenges < 2 {
-            format!("{challenges} challenge(s)")
+            Err(format!("{challenges} challenge(s)"))
         } else {
-            match self.layout(circuits, partition)? {
-                Ok(layout) => {
-                    let runs = layout
-                        .runs(self.threads)
-                        .into_iter()
-                        .map(|run| Ok((run.clone(), circuits.challenge_run(partition, run)?)))
-                        .collect::<Result<Vec<_>, SynthesisError>>()?;
-                    let n = runs.len();
-                    match synthesize_blocks_into(runs, &layout, capacity, &mut bufs, c) {
-                        Ok(shape) => return Ok((shape, Split::Threads(n))),
-                        Err(BlocksError::Witness(e)) => return Err(e.into()),
-                        // This partition only: the next may get its threads.
-                        Err(BlocksError::NoThread(why)) => why,
-                        Err(BlocksError::NotBlocks(why)) => {
-                            self.mark_one_piece(circuits, partition);
-                            why
-                        }
+            self.layout(circuits, partition)?
+        };
+        if let Some(recordings) = &self.recordings {
+            let key = Self::key(circuits, partition);
+            let r1cs = recordings.get_or_record(&key, circuits, partition, layout.as_ref().ok())?;
+            let from_r1cs = FromR1cs(&r1cs, c);
+            match self.split(
+                &from_r1cs,
+                circuits,
+                partition,
+                layout.clone(),
+                capacity,
+                &mut bufs,
+            )? {
+                Ok(done) => return Ok(done),
+                Err(R1csError::Witness(e)) => return Err(e.into()),
+                Err(unfit) => {
+                    eprintln!(
+                        "cuzk-synthesis: {}: partition {partition}: {unfit}; synthesized with its combinations built, the recording dropped",
+                        circuits.c1().file().display()
+                    );
+                    recordings.drop_recording(&key);
+                }
+            }
+        }
+        Ok(self.split(&Built(c), circuits, partition, layout, capacity, &mut bufs)??)
+    }
+
+    /// Synthesizes the partition by `make` on its runs of challenges where `layout` splits
+    /// it, else in one piece, and says how: a split the circuit or the threads refuse goes
+    /// in one piece instead (a circuit that is not blocks is remembered as such).
+    fn split<Tree: 'static + MerkleTreeTrait, M: Make>(
+        &self,
+        make: &M,
+        circuits: &PorepCircuits<'_, Tree>,
+        partition: usize,
+        layout: Result<BlockLayout, String>,
+        capacity: &CircuitShape,
+        bufs: &mut WitnessBuffers<'_>,
+    ) -> Result<Result<(CircuitShape, Split), M::Error>, ThreadedError> {
+        let why_not = match layout {
+            Ok(layout) => {
+                let runs = layout
+                    .runs(self.threads)
+                    .into_iter()
+                    .map(|run| Ok((run.clone(), circuits.challenge_run(partition, run)?)))
+                    .collect::<Result<Vec<_>, SynthesisError>>()?;
+                let n = runs.len();
+                match make.blocks(runs, &layout, capacity, bufs) {
+                    Ok(done) => return Ok(done.map(|shape| (shape, Split::Threads(n)))),
+                    Err(BlocksError::Witness(e)) => return Err(e.into()),
+                    // This partition only: the next may get its threads.
+                    Err(BlocksError::NoThread(why)) => why,
+                    Err(BlocksError::NotBlocks(why)) => {
+                        self.mark_one_piece(circuits, partition);
+                        why
                     }
                 }
-                Err(why) => why,
             }
+            Err(why) => why,
         };
         let whole = circuits.partition(partition)?.circuit;
-        let shape = synthesize_into(whole, capacity, bufs.reborrow(), c)?;
-        Ok((shape, Split::OnePiece(why_not)))
+        let done = make.whole(whole, capacity, bufs.reborrow());
+        Ok(done.map(|shape| (shape, Split::OnePiece(why_not))))
     }
 
     /// A layout's key: the proof type and the challenges a partition.
@@ -140,5 +195,131 @@ impl ThreadedSynthesis {
     ) {
         let key = Self::key(circuits, partition);
         self.known.lock().expect("layouts lock").insert(key, None);
+    }
+}
+
+/// How a partition's a, b and c are made: by building and evaluating its combinations, or
+/// from a recorded R1CS. `blocks` returns a split the circuit or threads refuse as the
+/// outer error, with `bufs` unwritten.
+trait Make {
+    type Error;
+    fn blocks<C: Circuit<Fr> + Send>(
+        &self,
+        runs: Vec<(Range<usize>, C)>,
+        layout: &BlockLayout,
+        capacity: &CircuitShape,
+        bufs: &mut WitnessBuffers<'_>,
+    ) -> Result<Result<CircuitShape, Self::Error>, BlocksError>;
+    fn whole<C: Circuit<Fr>>(
+        &self,
+        circuit: C,
+        capacity: &CircuitShape,
+        bufs: WitnessBuffers<'_>,
+    ) -> Result<CircuitShape, Self::Error>;
+}
+
+/// The combinations built and evaluated by the circuit's own synthesis.
+struct Built(CValues);
+
+impl Make for Built {
+    type Error = WitnessError;
+    fn blocks<C: Circuit<Fr> + Send>(
+        &self,
+        runs: Vec<(Range<usize>, C)>,
+        layout: &BlockLayout,
+        capacity: &CircuitShape,
+        bufs: &mut WitnessBuffers<'_>,
+    ) -> Result<Result<CircuitShape, WitnessError>, BlocksError> {
+        match synthesize_blocks_into(runs, layout, capacity, bufs, self.0) {
+            Ok(shape) => Ok(Ok(shape)),
+            Err(BlocksError::Witness(e)) => Ok(Err(e)),
+            Err(refused) => Err(refused),
+        }
+    }
+    fn whole<C: Circuit<Fr>>(
+        &self,
+        circuit: C,
+        capacity: &CircuitShape,
+        bufs: WitnessBuffers<'_>,
+    ) -> Result<CircuitShape, WitnessError> {
+        synthesize_into(circuit, capacity, bufs, self.0)
+    }
+}
+
+/// The assignment by the circuit, a, b, c from a recorded R1CS.
+struct FromR1cs<'r>(&'r R1cs, CValues);
+
+impl Make for FromR1cs<'_> {
+    type Error = R1csError;
+    fn blocks<C: Circuit<Fr> + Send>(
+        &self,
+        runs: Vec<(Range<usize>, C)>,
+        layout: &BlockLayout,
+        capacity: &CircuitShape,
+        bufs: &mut WitnessBuffers<'_>,
+    ) -> Result<Result<CircuitShape, R1csError>, BlocksError> {
+        self.0
+            .synthesize_blocks_into(runs, layout, capacity, bufs, self.1)
+    }
+    fn whole<C: Circuit<Fr>>(
+        &self,
+        circuit: C,
+        capacity: &CircuitShape,
+        bufs: WitnessBuffers<'_>,
+    ) -> Result<CircuitShape, R1csError> {
+        self.0.synthesize_into(circuit, capacity, bufs, self.1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use cuzk_c1::{C1Input, GivenIds};
+    use cuzk_kernels::witness::{first_difference, OwnedWitness, Recorded, Which};
+
+    use super::*;
+    use crate::{with_porep_circuits, CircuitsVisitor};
+
+    /// A recording that does not fit its partitions (one coefficient of B changed): the
+    /// partition is synthesized with its combinations built instead, writes what one-piece
+    /// synthesis writes, and the recording is dropped; the next partition records again.
+    #[test]
+    fn a_recording_that_does_not_hold_falls_back_and_is_dropped() {
+        struct Tampered;
+        impl CircuitsVisitor for Tampered {
+            type Output = ();
+            fn visit<Tree: 'static + MerkleTreeTrait>(self, circuits: PorepCircuits<'_, Tree>) {
+                let synthesis = ThreadedSynthesis::with(2, Combinations::Recorded);
+                let layout = synthesis.layout(&circuits, 0).unwrap().unwrap();
+                let first = circuits.challenge_run(0, 0..1).unwrap();
+                let mut m = Recorded::record(first, Which::ALL).unwrap();
+                m.b.coeffs[0] += Fr::from(1u64);
+                let key = ThreadedSynthesis::key(&circuits, 0);
+                let recordings = synthesis.recordings.as_ref().unwrap();
+                recordings.put(key.clone(), R1cs::blocks(m, layout).unwrap());
+
+                let shape = CircuitShape::of(circuits.partition(0).unwrap().circuit).unwrap();
+                let mut one = OwnedWitness::new(shape);
+                let whole = circuits.partition(0).unwrap().circuit;
+                synthesize_into(whole, &shape, one.buffers(), CValues::Written).unwrap();
+                let mut w = OwnedWitness::new(shape);
+                let (_, how) = synthesis
+                    .synthesize(&circuits, 0, &shape, w.buffers(), CValues::Written)
+                    .unwrap();
+                assert_eq!(how, Split::Threads(2));
+                assert_eq!(first_difference(&one.buffers(), &w.buffers()), None);
+                assert!(!recordings.holds(&key), "the recording was kept");
+                synthesis
+                    .synthesize(&circuits, 0, &shape, w.buffers(), CValues::Written)
+                    .unwrap();
+                assert!(recordings.holds(&key), "not recorded again");
+                assert_eq!(first_difference(&one.buffers(), &w.buffers()), None);
+            }
+        }
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/porep-2KiB-a.c1.json");
+        let c1 = C1Input::read(&path, GivenIds::default()).unwrap();
+        with_porep_circuits(&c1, Tampered).unwrap();
     }
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use blstrs::Scalar as Fr;
 use cuzk_c1::{C1Input, GivenIds};
-use cuzk_kernels::witness::c_matrix::CMatrix;
+use cuzk_kernels::witness::matrix::R1csMatrix;
 use cuzk_kernels::witness::{synthesize_into, CValues, CircuitShape, OwnedWitness};
 use cuzk_synthesis::{with_porep_circuits, CircuitsVisitor, PorepCircuits};
 use filecoin_proofs::MerkleTreeTrait;
@@ -16,7 +16,7 @@ struct BlankCAgainstWitness;
 impl CircuitsVisitor for BlankCAgainstWitness {
     type Output = ();
     fn visit<Tree: 'static + MerkleTreeTrait>(self, circuits: PorepCircuits<'_, Tree>) {
-        let cm = CMatrix::record(circuits.blank_circuit()).expect("blank circuit records");
+        let cm = R1csMatrix::record_c(circuits.blank_circuit()).expect("blank circuit records");
         let partition = circuits.partition(0).expect("partition 0 builds");
         let shape = CircuitShape::of(circuits.partition(0).unwrap().circuit).unwrap();
         let mut w = OwnedWitness::new(shape);
@@ -59,12 +59,12 @@ fn blank_circuits_c_gives_the_real_witness_c() {
 fn c_recorded_by_challenge_runs_equals_the_blank_circuits() {
     struct Blank;
     impl CircuitsVisitor for Blank {
-        type Output = CMatrix;
+        type Output = R1csMatrix;
         fn visit<Tree: 'static + MerkleTreeTrait>(
             self,
             circuits: PorepCircuits<'_, Tree>,
-        ) -> CMatrix {
-            CMatrix::record(circuits.blank_circuit()).unwrap()
+        ) -> R1csMatrix {
+            R1csMatrix::record_c(circuits.blank_circuit()).unwrap()
         }
     }
     for fixture in ["porep-2KiB-a.c1.json", "porep-8MiB-a.c1.json"] {

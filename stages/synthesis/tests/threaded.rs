@@ -1,6 +1,7 @@
-//! A partition synthesized a run of challenges per thread writes exactly what one-piece
-//! synthesis writes (every buffer: a, b, c over the whole domain, inputs, aux and the three
-//! density bitmaps), on the real C1 fixtures.
+//! A partition synthesized a run of challenges per thread, its combinations built or a, b, c
+//! from the recorded R1CS, writes exactly what one-piece synthesis writes (every buffer: a,
+//! b, c over the whole domain, inputs, aux and the three density bitmaps), on the real C1
+//! fixtures.
 
 use std::path::PathBuf;
 
@@ -9,19 +10,21 @@ use cuzk_kernels::witness::{
     first_difference, synthesize_into, CValues, CircuitShape, OwnedWitness,
 };
 use cuzk_synthesis::{
-    with_porep_circuits, CircuitsVisitor, PorepCircuits, Split, ThreadedSynthesis,
+    with_porep_circuits, CircuitsVisitor, Combinations, PorepCircuits, Split, ThreadedSynthesis,
 };
 use filecoin_proofs::MerkleTreeTrait;
 
 struct ThreadedAgainstOnePiece {
     threads: usize,
+    combinations: Combinations,
 }
 
 impl CircuitsVisitor for ThreadedAgainstOnePiece {
     type Output = ();
     fn visit<Tree: 'static + MerkleTreeTrait>(self, circuits: PorepCircuits<'_, Tree>) {
-        let synthesis = ThreadedSynthesis::new(self.threads);
-        for partition in 0..circuits.partitions() {
+        let synthesis = ThreadedSynthesis::with(self.threads, self.combinations);
+        // Twice each partition: with the R1CS, the first records it and the second reuses it.
+        for partition in (0..circuits.partitions()).flat_map(|p| [p, p]) {
             let whole = circuits.partition(partition).unwrap();
             let shape = CircuitShape::of(circuits.partition(partition).unwrap().circuit).unwrap();
             let mut one = OwnedWitness::new(shape);
@@ -52,7 +55,11 @@ impl CircuitsVisitor for ThreadedAgainstOnePiece {
             assert_eq!(split, Split::Threads(self.threads.min(challenges)));
             assert_eq!(threaded_shape, one_shape);
             let differs = first_difference(&one.buffers(), &threaded.buffers());
-            assert_eq!(differs, None, "partition {partition}");
+            assert_eq!(
+                differs, None,
+                "partition {partition}, {:?}",
+                self.combinations
+            );
         }
     }
 }
@@ -62,7 +69,13 @@ fn check(fixture: &str, threads: usize) {
         .join("../../tests/fixtures")
         .join(fixture);
     let c1 = C1Input::read(&path, GivenIds::default()).unwrap();
-    with_porep_circuits(&c1, ThreadedAgainstOnePiece { threads }).unwrap();
+    for combinations in [Combinations::Built, Combinations::Recorded] {
+        let visitor = ThreadedAgainstOnePiece {
+            threads,
+            combinations,
+        };
+        with_porep_circuits(&c1, visitor).unwrap();
+    }
 }
 
 #[test]
@@ -91,10 +104,12 @@ fn one_thread_is_one_piece() {
         fn visit<Tree: 'static + MerkleTreeTrait>(self, circuits: PorepCircuits<'_, Tree>) {
             let shape = CircuitShape::of(circuits.partition(0).unwrap().circuit).unwrap();
             let mut w = OwnedWitness::new(shape);
-            let (_, split) = ThreadedSynthesis::new(1)
-                .synthesize(&circuits, 0, &shape, w.buffers(), CValues::Written)
-                .unwrap();
-            assert_eq!(split, Split::OnePiece("one thread".into()));
+            for combinations in [Combinations::Built, Combinations::Recorded] {
+                let (_, split) = ThreadedSynthesis::with(1, combinations)
+                    .synthesize(&circuits, 0, &shape, w.buffers(), CValues::Written)
+                    .unwrap();
+                assert_eq!(split, Split::OnePiece("one thread".into()));
+            }
         }
     }
     with_porep_circuits(&c1, One).unwrap();
@@ -117,15 +132,19 @@ fn two_kib_without_c_by_challenge_equals_one_piece_without_c() {
             }
             let whole = circuits.partition(0).unwrap().circuit;
             synthesize_into(whole, &shape, one.buffers(), CValues::LeftOut).unwrap();
-            let (_, how) = ThreadedSynthesis::new(2)
-                .synthesize(&circuits, 0, &shape, split.buffers(), CValues::LeftOut)
-                .unwrap();
-            assert_eq!(how, Split::Threads(2));
-            assert!(
-                split.buffers().c.iter().all(|v| *v == garbage),
-                "c was written"
-            );
-            assert_eq!(first_difference(&one.buffers(), &split.buffers()), None);
+            for combinations in [Combinations::Built, Combinations::Recorded] {
+                split.buffers().c.fill(garbage);
+                let (_, how) = ThreadedSynthesis::with(2, combinations)
+                    .synthesize(&circuits, 0, &shape, split.buffers(), CValues::LeftOut)
+                    .unwrap();
+                assert_eq!(how, Split::Threads(2));
+                assert!(
+                    split.buffers().c.iter().all(|v| *v == garbage),
+                    "c was written ({combinations:?})"
+                );
+                let differs = first_difference(&one.buffers(), &split.buffers());
+                assert_eq!(differs, None, "{combinations:?}");
+            }
         }
     }
     let path =

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use cuzk_kernels::cuda::set_folded_c;
-use cuzk_kernels::witness::c_matrix::{CMatrix, Entry, INPUT};
+use cuzk_kernels::witness::matrix::{Entry, R1csMatrix, INPUT};
 
 use super::*;
 
@@ -78,7 +78,7 @@ pub(crate) fn folded_check(
 /// `rows` rows over `n_in` inputs (ONE first) and `n_aux` aux: a quarter empty, the others
 /// 1 to 3 entries, an input one time in 16, coefficients 1, −1, 2^k, small of either sign,
 /// wide.
-fn random_c(rows: usize, n_in: usize, n_aux: usize, seed: u64) -> CMatrix {
+fn random_c(rows: usize, n_in: usize, n_aux: usize, seed: u64) -> R1csMatrix {
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xc0ffee);
     let mut coeffs = vec![Fr::ONE, -Fr::ONE, Fr::from(12345u64), -Fr::from(77u64)];
     coeffs.extend((0..8).map(|k| Fr::from(1u64 << (7 * k))));
@@ -100,7 +100,7 @@ fn random_c(rows: usize, n_in: usize, n_aux: usize, seed: u64) -> CMatrix {
             entries.push(Entry { row, var, coeff });
         }
     }
-    CMatrix {
+    R1csMatrix {
         rows,
         num_inputs: n_in,
         num_aux: n_aux,

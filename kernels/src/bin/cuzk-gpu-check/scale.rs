@@ -17,7 +17,7 @@ pub(crate) fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
     let counts = part.base_counts;
     if cuzk_kernels::cuda::h_form() == HForm::Folded {
         // A C of the partition's shape without entries: L' = L (random points either way).
-        let c = cuzk_kernels::witness::c_matrix::CMatrix {
+        let c = cuzk_kernels::witness::R1csMatrix {
             num_inputs: synthetic::PORE_32G_INPUTS,
             num_aux: counts[1],
             ..Default::default()

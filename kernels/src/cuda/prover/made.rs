@@ -12,7 +12,7 @@ use super::super::lagrange;
 use super::super::memory_plan::LagrangeBases;
 use super::super::GpuError;
 use super::GpuProver;
-use crate::witness::c_matrix::CMatrix;
+use crate::witness::matrix::R1csMatrix;
 
 pub(super) struct Made {
     pub lc: Vec<G1Affine>,
@@ -27,7 +27,7 @@ impl Made {
     pub fn make(
         dev: &mut Device,
         kind: LagrangeBases,
-        c: Option<&CMatrix>,
+        c: Option<&R1csMatrix>,
         h: &[G1Affine],
         l: &[G1Affine],
     ) -> Result<Made, GpuError> {

@@ -43,7 +43,8 @@ fn run(args: Args) -> Result<()> {
     let mut c1_cache: Option<(u64, C1Input)> = None;
     // A partition's challenges split over the threads this process may use (the stage's
     // `threads`, default one per CPU it is pinned to).
-    let synthesis = ThreadedSynthesis::new(rayon::current_num_threads());
+    let synthesis =
+        ThreadedSynthesis::new(rayon::current_num_threads()).map_err(anyhow::Error::msg)?;
     let mut told_split = None;
     while !rt.stopping() {
         if !rt.arena.active_jobs().any(|j| j.has_untaken_partition()) {
