@@ -4,18 +4,19 @@
 //!
 //! Why: building the linear combinations and evaluating them is ~45 % of a PoRep
 //! partition's synthesis (8 MiB, one thread: 1.61 s with them, 0.88 s without), the same
-//! work every partition of a proof type repeats; and the products are spread over every
+//! work every partition of a proof type repeats; and the evaluation is spread over every
 //! core, where the assignment splits only by challenge (two a partition at 2 KiB and
 //! 8 MiB).
 //!
 //! A circuit of a prefix and blocks of one shape (`blocks`: a PoRep partition, a block a
 //! challenge) is recorded as its prefix and one block, and block k's rows are block 0's
-//! with its variables moved by k blocks: 1/18 of the matrices at 32 GiB, recorded in
-//! 1/18 of the time.
+//! with its variables moved by k blocks: an 18th of the matrices at 32 GiB, recorded in
+//! about an 18th of the time.
 //!
 //! Every row's a·b = c is checked as it is made: a witness that does not satisfy the
-//! recorded system (the wrong recording, or a circuit whose values do not hold) is refused
-//! here with the row, instead of becoming a proof that fails verification.
+//! recorded system (a recording that does not fit the circuit, or values that do not
+//! satisfy it) is refused with the row, and the caller decides (`ThreadedSynthesis`
+//! synthesizes that partition with its combinations built).
 
 use std::ops::Range;
 
@@ -212,8 +213,9 @@ impl R1cs {
     }
 
     /// As [`R1cs::synthesize_into`], the assignment a run of blocks per thread
-    /// ([`super::synthesize_blocks_into`]); a split the circuit refuses comes back as
-    /// `Err(Err(..))` with `bufs` unwritten for a one-piece synthesis.
+    /// ([`super::synthesize_blocks_into`]). A split the circuit or the threads refuse is
+    /// the outer error (`NotBlocks`, `NoThread`), `bufs` then unwritten for a one-piece
+    /// synthesis; the synthesis's own outcome is the inner result.
     pub fn synthesize_blocks_into<C: Circuit<Fr> + Send>(
         &self,
         runs: Vec<(Range<usize>, C)>,
