@@ -27,8 +27,8 @@ use cuzk_kernels::msm::mix::{MixStats, DIGIT_WIDTHS};
 use cuzk_kernels::witness::c_matrix::CStats;
 use cuzk_kernels::witness::census::{Census, CensusCs, Predicted, QUERIES};
 use cuzk_kernels::witness::CValues::{LeftOut, Written};
-use cuzk_kernels::witness::R1csMatrix;
 use cuzk_kernels::witness::{CircuitShape, OwnedWitness};
+use cuzk_kernels::witness::{R1csMatrix, Recorded, Which};
 use cuzk_synthesis::{synthesize_partition, with_porep_circuits, CircuitsVisitor, PorepCircuits};
 use filecoin_proofs::constants::DefaultPieceHasher;
 use filecoin_proofs::parameters::public_params;
@@ -69,6 +69,12 @@ pub struct BenchWitnessArgs {
     /// blank circuit's C gives the witness's c row for row (what folding relies on).
     #[arg(long)]
     pub c_matrix: bool,
+    /// With --blank-sector-size: also record the circuit's whole A, B and C and print their
+    /// entries, what they hold and how long recording took: the size of synthesis from a
+    /// recorded R1CS (a process keeps the prefix and one challenge of it; docs/kernels.md
+    /// "Synthesis from a recorded R1CS").
+    #[arg(long)]
+    pub r1cs: bool,
 }
 
 pub fn run(args: &BenchWitnessArgs) -> Result<()> {
@@ -117,6 +123,7 @@ pub fn run(args: &BenchWitnessArgs) -> Result<()> {
                 Blank {
                     sector_size,
                     c_matrix: args.c_matrix,
+                    r1cs: args.r1cs,
                 },
             )
             .context("no PoRep tree shape for this sector size")??;
@@ -205,6 +212,7 @@ type Compound<Tree> = StackedCompound<Tree, DefaultPieceHasher>;
 struct Blank {
     sector_size: u64,
     c_matrix: bool,
+    r1cs: bool,
 }
 
 impl ShapeVisitor for Blank {
@@ -280,6 +288,23 @@ impl ShapeVisitor for Blank {
                 progress::minutes_seconds(started.elapsed())
             );
             time_fold(&c);
+        }
+        if self.r1cs {
+            let spinner =
+                progress::spinner("recording the blank circuit's A, B and C".into(), None);
+            let started = Instant::now();
+            let m = Recorded::record(blank(), Which::ALL)?;
+            spinner.finish_and_clear();
+            let [a, b, c] = [&m.a, &m.b, &m.c].map(|m| m.entries.len());
+            let challenges = public_params.challenges.num_challenges_per_partition();
+            println!(
+                "R1CS recorded whole in {}: {} rows; entries A {a}, B {b}, C {c} ({:.2} a row), {:.2} GiB; a synthesis process holds the prefix and one of {challenges} challenges: ~{:.2} GiB",
+                progress::minutes_seconds(started.elapsed()),
+                m.a.rows,
+                (a + b + c) as f64 / m.a.rows.max(1) as f64,
+                m.bytes() as f64 / (1u64 << 30) as f64,
+                m.bytes() as f64 / challenges.max(1) as f64 / (1u64 << 30) as f64,
+            );
         }
         Ok(census)
     }
