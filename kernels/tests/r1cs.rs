@@ -166,3 +166,29 @@ fn a_recording_of_another_circuit_is_refused() {
         got.err()
     );
 }
+
+/// The prefix and one block, each block moved into place, give the whole circuit's A, B
+/// and C entry for entry; a changed coefficient, or a circuit whose blocks differ, is found.
+#[test]
+fn the_prefix_and_one_block_moved_are_the_whole_circuits_matrices() {
+    for blocks in [2, 7, 18] {
+        let whole = Recorded::record(chain(3, 0..blocks, false), Which::ALL).unwrap();
+        assert_eq!(
+            by_block(3, blocks).differs_from(&whole),
+            None,
+            "{blocks} blocks"
+        );
+    }
+    let whole = Recorded::record(chain(3, 0..7, false), Which::ALL).unwrap();
+    let mut m = Recorded::record(chain(3, 0..1, false), Which::ALL).unwrap();
+    let last = m.c.coeffs.len() - 1;
+    m.c.coeffs[last] += Fr::from(1u64);
+    let tampered = R1cs::blocks(m, layout(3, 7)).unwrap();
+    let found = tampered
+        .differs_from(&whole)
+        .expect("a changed coefficient is found");
+    assert!(found.starts_with("C: row"), "{found}");
+    // Block 3 of the skewed circuit has one constraint more: its rows no longer line up.
+    let skewed = Recorded::record(chain(3, 0..7, true), Which::ALL).unwrap();
+    assert!(by_block(3, 7).differs_from(&skewed).is_some());
+}

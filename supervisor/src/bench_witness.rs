@@ -27,8 +27,8 @@ use cuzk_kernels::msm::mix::{MixStats, DIGIT_WIDTHS};
 use cuzk_kernels::witness::c_matrix::CStats;
 use cuzk_kernels::witness::census::{Census, CensusCs, Predicted, QUERIES};
 use cuzk_kernels::witness::CValues::{LeftOut, Written};
+use cuzk_kernels::witness::{BlockLayout, R1cs, R1csMatrix, Recorded, Which};
 use cuzk_kernels::witness::{CircuitShape, OwnedWitness};
-use cuzk_kernels::witness::{R1csMatrix, Recorded, Which};
 use cuzk_synthesis::{synthesize_partition, with_porep_circuits, CircuitsVisitor, PorepCircuits};
 use filecoin_proofs::constants::DefaultPieceHasher;
 use filecoin_proofs::parameters::public_params;
@@ -37,7 +37,7 @@ use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
 use indicatif::{ProgressBar, ProgressStyle};
 use storage_proofs_core::compound_proof::CompoundProof;
-use storage_proofs_porep::stacked::{StackedCompound, StackedDrg};
+use storage_proofs_porep::stacked::{Challenges, StackedCompound, StackedDrg};
 
 use crate::ids::IdArgs;
 use crate::progress;
@@ -305,6 +305,30 @@ impl ShapeVisitor for Blank {
                 m.bytes() as f64 / (1u64 << 30) as f64,
                 m.bytes() as f64 / challenges.max(1) as f64 / (1u64 << 30) as f64,
             );
+            // What a synthesis process records instead: the prefix (the circuit of no
+            // challenge) and one challenge, each block then moved into place. Checked here
+            // against the whole recording on the circuit's structure alone.
+            let with = |n: usize| {
+                let mut pp = public_params.clone();
+                pp.challenges = Challenges::new_interactive(n);
+                <Compound<Tree> as CompoundProof<StackedDrg<'_, Tree, DefaultPieceHasher>, _>>::blank_circuit(&pp)
+            };
+            let started = Instant::now();
+            let layout = BlockLayout::measure(with(0), with(1), challenges)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let one = Recorded::record(with(1), Which::ALL)?;
+            let pattern = R1cs::blocks(one, layout)?;
+            let recorded = started.elapsed();
+            let started = Instant::now();
+            match pattern.differs_from(&m) {
+                None => println!(
+                    "the prefix and one challenge (layout measured and recorded in {}, {:.2} GiB held) moved into each block's place give the whole circuit's A, B and C entry for entry (compared in {})",
+                    progress::minutes_seconds(recorded),
+                    pattern.bytes() as f64 / (1u64 << 30) as f64,
+                    progress::minutes_seconds(started.elapsed()),
+                ),
+                Some(why) => bail!("the prefix and one challenge, moved, differ from the whole circuit: {why}"),
+            }
         }
         Ok(census)
     }

@@ -197,6 +197,45 @@ impl R1cs {
         self.m.all().map(|m| m.entries.len())
     }
 
+    /// Where this R1CS, every block moved into place, differs from `whole` (a recording
+    /// of the whole circuit): the matrix, row and what differs; `None` where A, B and C
+    /// are equal entry for entry (variables, and coefficients by value). How the blocks'
+    /// premise (block k is block 0 moved) is checked on a circuit's structure alone.
+    pub fn differs_from(&self, whole: &Recorded) -> Option<String> {
+        let rows = self.shape().num_constraints - self.shape().num_inputs;
+        for (which, (m, wm)) in self.m.all().into_iter().zip(whole.all()).enumerate() {
+            let name = ["A", "B", "C"][which];
+            if wm.rows != rows {
+                return Some(format!(
+                    "{name}: {} rows recorded whole, {rows} here",
+                    wm.rows
+                ));
+            }
+            let starts = &self.starts[which];
+            let mut at = 0;
+            for g in 0..rows {
+                let (row, k) = self.recorded_row(g);
+                let mine = &m.entries[starts[row] as usize..starts[row + 1] as usize];
+                let end = at + wm.entries[at..].partition_point(|e| e.row as usize == g);
+                let theirs = &wm.entries[at..end];
+                at = end;
+                let same = mine.len() == theirs.len()
+                    && mine.iter().zip(theirs).all(|(e, w)| {
+                        self.moved(e.var, k) == w.var
+                            && m.coeffs[e.coeff as usize] == wm.coeffs[w.coeff as usize]
+                    });
+                if !same {
+                    return Some(format!(
+                        "{name}: row {g} (block {k}'s row {row}): {} entries here, {} whole, or their variables or coefficients differ",
+                        mine.len(),
+                        theirs.len()
+                    ));
+                }
+            }
+        }
+        None
+    }
+
     /// Synthesizes `circuit` (the circuit this R1CS was recorded from, with its values)
     /// into `bufs`: its assignment by the circuit, a, b, c and the densities from the
     /// matrices. Writes exactly what [`super::synthesize_into`] writes with the same `c`.
