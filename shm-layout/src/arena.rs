@@ -439,7 +439,7 @@ mod tests {
         let o = offsets(&g, &slots, 2 << 20).unwrap();
         assert_eq!(o.slot_stride, SLOT_HEADER_BYTES + slots.data_len());
         assert_eq!(o.jobs_offset, HEADER_BYTES + 4 * o.slot_stride);
-        assert!(o.jobs_offset > 4 * 18_700_000_000);
+        assert!(o.jobs_offset > 4 * 15_900_000_000);
         assert_eq!(o.job_blobs_offset % REGION_ALIGN, 0);
         assert_eq!(o.total_len % (2 << 20), 0, "huge-page multiple");
         assert!(o.total_len >= o.job_blobs_offset + 16 * (128 << 20));

@@ -62,10 +62,10 @@ pub enum Region {
     /// The partition's actual shape as synthesized ([`PartitionMeta`]); the slot's shape is
     /// a capacity, a partition may be smaller (a 2 KiB partition in a 32 GiB slot).
     Meta,
-    /// A·z evaluations, one Fr per domain element (written by synthesis).
+    /// A·z and B·z evaluations, one Fr per domain element (written by synthesis). C·z has
+    /// no region: a prover makes it as a∘b (every row of a satisfied R1CS has a·b = c).
     EvalA,
     EvalB,
-    EvalC,
     /// The assignment z: the public inputs, then the aux variables, one Fr each, contiguous
     /// so the MSM plans index one scalar array (host-prep rewrites it in place as canonical
     /// little-endian limbs).
@@ -85,11 +85,10 @@ pub enum Region {
 }
 
 impl Region {
-    pub const ALL: [Region; 12] = [
+    pub const ALL: [Region; 11] = [
         Region::Meta,
         Region::EvalA,
         Region::EvalB,
-        Region::EvalC,
         Region::Assignment,
         Region::DensityAAux,
         Region::DensityBInput,
@@ -170,7 +169,7 @@ impl SlotLayout {
         let len_of = |r: Region| -> Result<u64, ShmError> {
             Ok(match r {
                 Region::Meta => std::mem::size_of::<PartitionMeta>() as u64,
-                Region::EvalA | Region::EvalB | Region::EvalC => eval,
+                Region::EvalA | Region::EvalB => eval,
                 Region::Assignment => mul(vars, FR_BYTES)?,
                 Region::DensityAAux | Region::DensityBAux => bitmap_bytes(aux)?,
                 Region::DensityBInput => bitmap_bytes(shape.num_inputs)?,
@@ -237,16 +236,16 @@ mod tests {
         let unpadded: u64 = Region::ALL.iter().map(|r| l.span(*r).len).sum();
         assert_eq!(
             unpadded,
-            24 + 3 * domain * 32
+            24 + 2 * domain * 32
                 + (328 + aux) * 32
                 + 2 * aux.div_ceil(64) * 8
                 + 6 * 8
                 + 3 * (64 + (328 + aux) * 8)
                 + 864
         );
-        assert!(l.data_len() >= unpadded && l.data_len() < unpadded + 12 * 4096);
-        // ~20.2 GB (18.8 GiB) per slot: far beyond u32, within u64.
-        assert!(l.data_len() > 20_200_000_000 && l.data_len() < 20_300_000_000);
+        assert!(l.data_len() >= unpadded && l.data_len() < unpadded + 11 * 4096);
+        // ~15.9 GB (14.8 GiB) per slot (no c: 4.3 GB less): far beyond u32, within u64.
+        assert!(l.data_len() > 15_900_000_000 && l.data_len() < 16_000_000_000);
     }
 
     #[test]

@@ -85,7 +85,6 @@ pub fn admit(
                 params_path: spec_params,
                 data_dir: data_dir.to_path_buf(),
                 claimed_unix_ns: cuzk_shm_layout::clock::unix_ns(),
-                c_left_out: synthetic.is_none() && JobSpec::c_folded_by_gpu(),
                 synthetic,
                 b_g2,
             };

@@ -91,19 +91,20 @@ impl CircuitsVisitor for Compare<'_> {
             num_aux: srs.l.len(),
         };
         let mut witness = OwnedWitness::new(capacity);
-        let mut folded_c = None;
+        // C of the proof type's circuit, recorded once as the gpu stage does for the folded
+        // form: here in every form, for the CPU device's c = C·z (synthesis leaves c out, as
+        // in a slot, and the GPU makes it as a∘b: equal sums check the two agree).
+        let started = Instant::now();
+        let (c_matrix, split) =
+            cuzk_synthesis::record_c(circuits.c1(), rayon::current_num_threads())?;
+        let c_matrix = std::sync::Arc::new(c_matrix);
+        println!(
+            "C recorded ({split:?}): {} entries in {:.0} ms",
+            c_matrix.entries.len(),
+            ms(started.elapsed())
+        );
         if self.args.h_form == "folded" {
-            // C of the proof type's circuit, recorded once as the gpu stage does.
-            let started = Instant::now();
-            let (c, split) = cuzk_synthesis::record_c(circuits.c1(), rayon::current_num_threads())?;
-            let c = std::sync::Arc::new(c);
-            println!(
-                "C recorded ({split:?}): {} entries in {:.0} ms",
-                c.entries.len(),
-                ms(started.elapsed())
-            );
-            cuzk_kernels::cuda::set_folded_c(Some(c.clone()));
-            folded_c = Some(c);
+            cuzk_kernels::cuda::set_folded_c(Some(c_matrix.clone()));
         }
         let started = Instant::now();
         let mut gpu = GpuProver::new(
@@ -129,12 +130,8 @@ impl CircuitsVisitor for Compare<'_> {
         // As the synthesis stage does: a run of challenges per thread of the pool.
         let synthesis =
             ThreadedSynthesis::new(rayon::current_num_threads()).map_err(anyhow::Error::msg)?;
-        // With C folded into L the GPU reads no c: synthesis leaves it out.
-        let c = if folded_c.is_some() {
-            CValues::LeftOut
-        } else {
-            CValues::Written
-        };
+        // As in a slot: no c (the GPU makes it, or folds C into L).
+        let c = CValues::LeftOut;
         // A stage process measures the layout and records the R1CS at its first partition
         // of a proof type, then serves: that first call is timed apart, so the partitions'
         // synthesis below is what a serving process spends.
@@ -148,16 +145,15 @@ impl CircuitsVisitor for Compare<'_> {
             let started = Instant::now();
             let (shape, split) =
                 synthesis.synthesize(&circuits, k, &capacity, witness.buffers(), c)?;
-            let without = if folded_c.is_some() { " without C" } else { "" };
             let synth_step = match split {
-                Split::Threads(n) => format!("synthesis{without} (CPU, {n} threads)"),
-                Split::OnePiece(_) => format!("synthesis{without} (CPU, 1 thread)"),
+                Split::Threads(n) => format!("synthesis without C (CPU, {n} threads)"),
+                Split::OnePiece(_) => "synthesis without C (CPU, 1 thread)".to_string(),
             };
             let t_synth = started.elapsed();
-            if let Some(c) = &folded_c {
-                // The CPU device's reference needs c: C·z, outside the synthesis time.
+            {
+                // The CPU device's reference takes c = C·z, outside the synthesis time.
                 let w = witness.buffers();
-                let cz = c.apply(&w.inputs[..shape.num_inputs], &w.aux[..shape.num_aux]);
+                let cz = c_matrix.apply(&w.inputs[..shape.num_inputs], &w.aux[..shape.num_aux]);
                 w.c[..cz.len()].copy_from_slice(&cz);
                 w.c[cz.len()..shape.domain_size()].fill(Fr::ZERO);
             }
@@ -178,7 +174,10 @@ impl CircuitsVisitor for Compare<'_> {
                 domain_log2: shape.domain_log2(),
                 a: &w.a[..n],
                 b: &w.b[..n],
-                c: &w.c[..n],
+                // As the gpu stage proves: c made on the device as a∘b. The CPU device's
+                // reference below takes the c synthesis wrote (C·z), so equal sums check
+                // a∘b = C·z on this witness too.
+                c: None,
                 scalars: &z,
                 l: plans.l.as_ref(),
                 a_plan: plans.a.as_ref(),

@@ -35,7 +35,9 @@ pub struct BenchSynthesisArgs {
     /// Timed runs of each way per partition (after the layout's first call).
     #[arg(long, default_value_t = 3)]
     pub runs: usize,
-    /// Leave C's values out (as for a prover with C folded into L) in every way.
+    /// Leave C's values out in every way, as the synthesis stage does (slots hold no c: the
+    /// prover makes c = a∘b or folds C into L); the recorded way still makes c a chunk at a
+    /// time for its a·b = c check.
     #[arg(long)]
     pub without_c: bool,
 }

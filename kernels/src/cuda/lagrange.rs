@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use blstrs::G1Affine;
+use blstrs::{G1Affine, Scalar as Fr};
 use cudarc::driver::sys::CUdeviceptr;
 use ff::Field;
 use group::prime::PrimeCurveAffine;
@@ -348,12 +348,40 @@ pub(crate) fn enqueue_coset_scalars(
     out: CUdeviceptr,
 ) -> Result<(), GpuError> {
     let k = to_limbs(&Roots::new(log_n).z_on_coset().invert().unwrap());
+    enqueue_ab_times(dev, log_n, [a, b], k, out, "coset scalars")
+}
+
+/// C's values when C·z is left to the prover (`GpuPartition::c` None): c_j = a_j·b_j on
+/// the domain, Montgomery like the a and b it is made from (every row of a satisfied R1CS
+/// has a·b = c; ntt.rs `product_coefficients`). The same kernel as the coset scalars with
+/// k = R mod r as its raw limbs: (aR·bR)/R·R/R = abR.
+pub(crate) fn enqueue_ab_values(
+    dev: &Device,
+    log_n: u32,
+    a: CUdeviceptr,
+    b: CUdeviceptr,
+    out: CUdeviceptr,
+) -> Result<(), GpuError> {
+    let r_mod_r = super::layout::fr_raw(&Fr::ONE);
+    enqueue_ab_times(dev, log_n, [a, b], r_mod_r, out, "c from a·b")
+}
+
+/// h_coset_scalars: out_j = (a_j·b_j/R)·k/R for k as raw limbs.
+fn enqueue_ab_times(
+    dev: &Device,
+    log_n: u32,
+    ab: [CUdeviceptr; 2],
+    k: Limbs,
+    out: CUdeviceptr,
+    step: &'static str,
+) -> Result<(), GpuError> {
+    let [a, b] = ab;
     let n = 1u32 << log_n;
     // SAFETY: h_coset_scalars(out, a, b, k, n): a, b and out hold n elements; k is 32 bytes
     // as the kernel's fr_t.
     unsafe {
         dev.launch(
-            "coset scalars",
+            step,
             dev.k.h_coset_scalars,
             dev.sm_count * 8,
             256,

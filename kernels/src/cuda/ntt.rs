@@ -178,6 +178,9 @@ pub(crate) enum Pre {
     Scale(usize),
     /// a[i]·b[i], b[i] from this extra buffer.
     Ab(CUdeviceptr),
+    /// a[i]·b[i] from these two buffers, neither of the transform's own two (which the
+    /// first pass then only writes).
+    Product(CUdeviceptr, CUdeviceptr),
 }
 
 /// What the last pass does to its output y.
@@ -387,10 +390,11 @@ pub(crate) fn transform(
         let first = i == 0;
         let last = i + 1 == plan.len();
         let log_g = (ELEMS_LOG - log_r.min(ELEMS_LOG)).min(log_n - log_r);
-        let (pre_mode, in_b, pre_t) = match (first, pre) {
-            (true, Pre::Scale(tb)) => (1u32, 0, Some(tb)),
-            (true, Pre::Ab(pb)) => (2u32, pb, None),
-            _ => (0u32, 0, None),
+        let (pre_mode, input, in_b, pre_t) = match (first, pre) {
+            (true, Pre::Scale(tb)) => (1u32, from, 0, Some(tb)),
+            (true, Pre::Ab(pb)) => (2u32, from, pb, None),
+            (true, Pre::Product(pa, pb)) => (2u32, pa, pb, None),
+            _ => (0u32, from, 0, None),
         };
         let (post_t, post_sub) = match (last, post) {
             (true, Post::Scale(tb)) => (Some(tb), 0),
@@ -401,7 +405,7 @@ pub(crate) fn transform(
         // reads its in-block twiddles as Shoup pairs.
         let r9 = log_r == 9 && log_g == 1 && pass_build() != PassBuild::Shared;
         let p = NttPass {
-            input: from,
+            input,
             in_b,
             post_sub,
             out: to,
@@ -516,6 +520,26 @@ pub(crate) fn to_coefficients(
     s: CUdeviceptr,
 ) -> Result<CUdeviceptr, GpuError> {
     transform(dev, t, log_n, x, s, true, Pre::None, Post::None)
+}
+
+/// C's n·coefficients when C·z is left to the prover (`GpuPartition::c` None): for an
+/// assignment that satisfies the R1CS every row has a_j·b_j = c_j (the input rows
+/// `input·0 = 0` and the zero padding too), so c = a∘b on the domain and its inverse NTT
+/// is one transform whose first pass reads a·b, as [`coefficients`]' does. It ping-pongs
+/// between `x` and `s` (neither `a` nor `b`, which stay as they were) and returns which of
+/// the two holds the result. An assignment that does not satisfy the R1CS gets an H that
+/// does not verify, as with the c it would have brought.
+pub(crate) fn product_coefficients(
+    dev: &Device,
+    t: &NttTables,
+    log_n: u32,
+    ab: [CUdeviceptr; 2],
+    x: CUdeviceptr,
+    s: CUdeviceptr,
+) -> Result<CUdeviceptr, GpuError> {
+    let [a, b] = ab;
+    debug_assert!(x != a && x != b && s != a && s != b && x != s);
+    transform(dev, t, log_n, x, s, true, Pre::Product(a, b), Post::None)
 }
 
 /// The last transform of [`quotient`]: A·B on the coset (a, b) back to coefficients with C's

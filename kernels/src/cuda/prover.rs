@@ -9,6 +9,7 @@ use allocate::{BeforeAlloc, PairBufs};
 mod ceilings;
 mod check;
 mod describe;
+mod inputs;
 mod lagrange_sums;
 mod made;
 use made::{or_coefficient_form, Made};
@@ -40,10 +41,13 @@ pub use timings::GpuTimings;
 /// One partition's inputs, as synthesis and prep_msm leave them.
 pub struct GpuPartition<'a> {
     pub domain_log2: u32,
-    /// Evaluations of A, B, C on the domain (Montgomery Fr, 2^domain_log2 each).
+    /// Evaluations of A, B, C on the domain (Montgomery Fr, 2^domain_log2 each). `c`: None
+    /// leaves C·z to the prover, which makes it as a∘b on the device (every row of an
+    /// assignment that satisfies the R1CS has a·b = c: `ntt::product_coefficients`), so
+    /// nothing is uploaded for it; the gpu stage's slots hold no c.
     pub a: &'a [Fr],
     pub b: &'a [Fr],
-    pub c: &'a [Fr],
+    pub c: Option<&'a [Fr]>,
     /// Canonical scalars: inputs, then aux.
     pub scalars: &'a [Limbs],
     pub l: PlanRef<'a>,
@@ -143,6 +147,10 @@ pub(crate) struct LagrangeBufs {
     c_part: Option<CPart>,
     q_inputs: Vec<G1Affine>,
 }
+
+/// The form of H a partition is proved in: None the coefficient form; Some(Some((LD',
+/// c's kinds' counts))) H in Lagrange form; Some(None) C folded into L.
+type LagrangeHere = Option<Option<(DevBuf, DevBuf)>>;
 
 /// LD', and where h_c_kinds counts c's kinds for the host.
 pub(crate) struct CPart {
@@ -485,18 +493,17 @@ impl GpuProver {
         self.tables.prepare(&self.dev, log_n)?;
         let d = &self.dev;
         let (cs, ks) = (d.copy, d.compute);
-        let [e_up0, e_a, e_b, e_c, e_rest, e_k0, e_ntt, e_h, e_l, e_a2, e_b2, e_g2, e_next0, e_next, e_lt, e_at, e_bt, e_g2t, e_h_near, e_kinds, e_c_sum] =
+        let [e_up0, _, _, _, e_rest, e_k0, e_ntt, e_h, e_l, e_a2, e_b2, e_g2, e_next0, e_next, e_lt, e_at, e_bt, e_g2t, e_h_near, e_kinds, e_c_sum] =
             &self.ev;
 
         // Uploads go on the copy stream, each followed by an event the compute stream waits
-        // on, and are enqueued in the order compute needs them: a copy from memory that is
-        // not page-locked blocks this thread while it stages, so the NTTs of `a` are already
-        // queued while `b` is copied, and the scalars and plans copy under the H-MSM.
+        // on, and are enqueued in the order compute needs them (prover/inputs.rs): a copy
+        // from memory that is not page-locked blocks this thread while it stages, so with c
+        // brought the NTTs of `a` are already queued while `b` is copied (without, c = a∘b
+        // needs both first), and the scalars and plans copy under the H-MSM.
         e_up0.record(cs)?;
         e_k0.record(ks)?;
         let [a, b, c, s] = self.abc.map(|x| x.ptr);
-        // Where C's coefficients land (c or the scratch s).
-        let mut cc = c;
         // H's MSM in Lagrange form when this prover holds LC and LD' (lagrange.rs; only for
         // partitions of H's domain): A and B to the coset, C's values to scalars listed by
         // kind; else the coefficient form (`ntt::quotient`).
@@ -514,29 +521,7 @@ impl GpuProver {
             )));
         }
         let kinds = CKinds::at(self.abc[3], n);
-        for (i, (x, v, ev)) in [(a, p.a, e_a), (b, p.b, e_b), (c, p.c, e_c)]
-            .into_iter()
-            .enumerate()
-        {
-            if i >= ahead_n && !(i == 2 && folded) {
-                d.upload(x, self.abc[i].bytes, v, cs)?;
-            }
-            ev.record(cs)?;
-            // Each input's transforms start once it has landed: A and B go to the coset,
-            // C only to its coefficients (Lagrange form: to scalars, with A·B's after B).
-            ev.wait_on(ks)?;
-            match (i, lagrange) {
-                (0 | 1, _) => ntt::to_coset(d, &self.tables, log_n, x, s)?,
-                (_, None) => cc = ntt::to_coefficients(d, &self.tables, log_n, x, s)?,
-                (_, Some(None)) => lagrange::enqueue_coset_scalars(d, log_n, a, b, a)?,
-                (_, Some(Some((_, counts)))) => {
-                    lagrange::enqueue_coset_scalars(d, log_n, a, b, a)?;
-                    // The lists go in the scratch buffer, which the transforms are done with.
-                    lagrange::enqueue_c_kinds(d, log_n, c, kinds, counts.ptr)?;
-                    e_kinds.record(ks)?;
-                }
-            }
-        }
+        let cc = self.enqueue_inputs(p, ahead_n, lagrange)?;
         let h = if lagrange.is_some() {
             a
         } else {

@@ -216,7 +216,7 @@ impl SyntheticPartition {
             domain_log2: self.domain_log2,
             a: &self.a,
             b: &self.b,
-            c: &self.c,
+            c: Some(&self.c),
             scalars: &self.scalars,
             l: self.l.as_ref(),
             a_plan: self.a_plan.as_ref(),

@@ -287,7 +287,7 @@ impl R1cs {
                 recorded,
             });
         }
-        prepare(shape, bufs)?;
+        prepare(shape, bufs, c == CValues::Written)?;
         let rows = shape.num_constraints - shape.num_inputs;
         let (inputs, aux) = (&bufs.inputs[..shape.num_inputs], &bufs.aux[..shape.num_aux]);
         // One chunk of rows: its a, b and c from the three matrices, then a·b = c.

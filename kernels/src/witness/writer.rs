@@ -122,7 +122,7 @@ impl<'a> WitnessWriter<'a> {
         mut bufs: WitnessBuffers<'a>,
         lcs: Lcs,
     ) -> Result<Self, WitnessError> {
-        prepare(shape, &mut bufs)?;
+        prepare(shape, &mut bufs, matches!(lcs, Lcs::All))?;
         Ok(WitnessWriter {
             bufs,
             shape: *shape,
@@ -163,11 +163,13 @@ impl<'a> WitnessWriter<'a> {
     }
 }
 
-/// Checks that every buffer holds what a circuit of `shape` needs and clears the density
+/// Checks that every buffer holds what a circuit of `shape` needs (c only where it is
+/// written) and clears the density
 /// bitmaps (their bits are set as variables are seen).
 pub(super) fn prepare(
     shape: &CircuitShape,
     bufs: &mut WitnessBuffers<'_>,
+    c_written: bool,
 ) -> Result<(), WitnessError> {
     let domain = shape.domain_size();
     let check = |buffer, len: usize, needed| {
@@ -183,7 +185,9 @@ pub(super) fn prepare(
     };
     check("a", bufs.a.len(), domain)?;
     check("b", bufs.b.len(), domain)?;
-    check("c", bufs.c.len(), domain)?;
+    if c_written {
+        check("c", bufs.c.len(), domain)?;
+    }
     check("inputs", bufs.inputs.len(), shape.num_inputs)?;
     check("aux", bufs.aux.len(), shape.num_aux)?;
     let aux_words = CircuitShape::bitmap_words(shape.num_aux);

@@ -26,10 +26,6 @@ pub struct JobSpec {
     /// Which stage computes the partitions' B_G2 MSM (chosen by the supervisor for the
     /// whole run: `b_g2_msm` in the configuration).
     pub b_g2: BG2Stage,
-    /// Synthesis leaves C's values out of the slot (`CUZK_GPU_H_FORM=folded`: the gpu
-    /// stage folds C into L and reads no c; where its prover does read c, it makes c from
-    /// the circuit's C first). Synthesis is ~1.2x faster without them.
-    pub c_left_out: bool,
 }
 
 /// Where B_G2 = Σ_{j ∈ B} z_j·[v_j(τ)]₂ (Groth16's one G2 sum) is computed. On the CPU it
@@ -53,12 +49,6 @@ impl BG2Stage {
 }
 
 impl JobSpec {
-    /// Whether the gpu stages fold C into L (`CUZK_GPU_H_FORM=folded` in the environment
-    /// the supervisor and its stages share), so real jobs leave c out.
-    pub fn c_folded_by_gpu() -> bool {
-        std::env::var("CUZK_GPU_H_FORM").as_deref() == Ok("folded")
-    }
-
     /// Whether `stage` computes B_G2 for this job: the stage the supervisor chose, unless a
     /// synthetic job leaves B_G2 out altogether (`skip_b_g2`).
     pub fn b_g2_in(&self, stage: BG2Stage) -> bool {

@@ -76,14 +76,14 @@ pub fn capacity(claim: &SlotClaim<'_>) -> CircuitShape {
     }
 }
 
-/// The buffers synthesis writes: a, b, c, the assignment split into inputs (capacity
-/// many) and aux, and the densities.
+/// The buffers synthesis writes: a, b, the assignment split into inputs (capacity many)
+/// and aux, and the densities. No c: a slot has none (its prover makes c = a∘b), so
+/// synthesis into a slot takes `CValues::LeftOut`.
 pub fn witness_buffers<'c>(claim: &'c mut SlotClaim<'_>) -> WitnessBuffers<'c> {
     let cap_inputs = capacity(claim).num_inputs;
-    let [a, b, c, z, da, dbi, dba] = claim.regions_mut([
+    let [a, b, z, da, dbi, dba] = claim.regions_mut([
         Region::EvalA,
         Region::EvalB,
-        Region::EvalC,
         Region::Assignment,
         Region::DensityAAux,
         Region::DensityBInput,
@@ -93,7 +93,7 @@ pub fn witness_buffers<'c>(claim: &'c mut SlotClaim<'_>) -> WitnessBuffers<'c> {
     WitnessBuffers {
         a: cast_mut(a),
         b: cast_mut(b),
-        c: cast_mut(c),
+        c: &mut [],
         inputs,
         aux,
         a_aux_density: cast_mut(da),

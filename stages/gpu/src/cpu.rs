@@ -1,6 +1,7 @@
 //! The CPU device: the kernels crate's NTT and MSMs. Like a GPU it works on its own
-//! copy of a, b and c (buffers allocated once, reused for every partition), so the slot's
-//! evaluations stay intact and a redo after a crash reads the bytes synthesis wrote.
+//! copy of a and b (buffers allocated once, reused for every partition), so the slot's
+//! evaluations stay intact and a redo after a crash reads the bytes synthesis wrote, and
+//! makes c = a∘b itself (the slot holds no c: every row of a satisfied R1CS has a·b = c).
 
 use std::time::{Duration, Instant};
 
@@ -12,6 +13,7 @@ use cuzk_shm_layout::{Region, SlotClaim};
 use cuzk_stage_common::runtime::Lookahead;
 use cuzk_stage_common::slot_view::{cast, msm_inputs, MsmInputs};
 use ff::Field;
+use rayon::prelude::*;
 
 use crate::{PartitionDevice, PartitionSums, Steps};
 
@@ -46,16 +48,21 @@ impl PartitionDevice for CpuDevice {
         let n = shape.domain_size();
         let started = Instant::now();
         let [a, b, c] = &mut self.scratch;
-        for (dst, region) in [
-            (&mut *a, Region::EvalA),
-            (&mut *b, Region::EvalB),
-            (&mut *c, Region::EvalC),
-        ] {
+        for (dst, region) in [(&mut *a, Region::EvalA), (&mut *b, Region::EvalB)] {
             if dst.len() < n {
                 dst.resize(n, Fr::ZERO);
             }
             dst[..n].copy_from_slice(&cast::<Fr>(claim.region(region))[..n]);
         }
+        if c.len() < n {
+            c.resize(n, Fr::ZERO);
+        }
+        // C·z = a∘b row by row (the zero padding too), as the CUDA prover makes it.
+        c[..n]
+            .par_iter_mut()
+            .zip(&a[..n])
+            .zip(&b[..n])
+            .for_each(|((c, a), b)| *c = a * b);
         let upload = started.elapsed();
         let started = Instant::now();
         let h = h_scalars(a, b, c, shape.domain_log2());

@@ -189,10 +189,6 @@ impl CudaDevice {
 }
 
 impl PartitionDevice for CudaDevice {
-    fn reads_c(&self, srs: &SrsView<'_>, b_g2: bool) -> bool {
-        self.held.reads_c(srs_key(srs), b_g2)
-    }
-
     fn describe(&self) -> String {
         match &self.held.prover {
             Some((_, p)) => format!("cuda:{} {}", self.ordinal, p.describe()),
@@ -224,7 +220,8 @@ impl PartitionDevice for CudaDevice {
             domain_log2: shape.domain_log2(),
             a: &cast::<Fr>(claim.region(Region::EvalA))[..n],
             b: &cast::<Fr>(claim.region(Region::EvalB))[..n],
-            c: &cast::<Fr>(claim.region(Region::EvalC))[..n],
+            // The slot holds no c: the prover makes it as a∘b on the device.
+            c: None,
             scalars: z,
             l,
             a_plan,

@@ -51,15 +51,6 @@ pub trait PartitionDevice {
         b_g2: bool,
         ahead: &mut Lookahead<'_, '_>,
     ) -> Result<(PartitionSums, Steps)>;
-
-    /// Whether `prove` with these parameters (and B_G2 when `b_g2`) reads the slot's c: all
-    /// but a CUDA prover with C folded into L. A prover that `prove` would make first (the
-    /// first partition, other parameters, B_G2 now wanted) counts as reading it: what it
-    /// becomes is known only once made (a prover that cannot make the folded form takes
-    /// the coefficient form, which reads c).
-    fn reads_c(&self, _srs: &SrsView<'_>, _b_g2: bool) -> bool {
-        true
-    }
 }
 
 /// Computes the sums (B_G2 too when `b_g2`) and stores them in the slot's results region.

@@ -13,20 +13,18 @@ use filecoin_proofs::MerkleTreeTrait;
 use crate::{with_porep_circuits, CircuitsVisitor, PorepCircuits, Split, ThreadedSynthesis};
 
 /// Synthesizes partition `partition` of `c1` into the slot `claim` holds, a run of its
-/// challenges per thread of `synthesis`; says how it was split. With `CValues::LeftOut`
-/// the slot's c region is not written (`JobSpec::c_left_out`).
+/// challenges per thread of `synthesis`; says how it was split. C's values are left out
+/// (`CValues::LeftOut`): a slot has no c region, its prover makes c = a∘b.
 pub fn synthesize_into_slot(
     c1: &C1Input,
     partition: usize,
     claim: &mut SlotClaim<'_>,
     synthesis: &ThreadedSynthesis,
-    c: CValues,
 ) -> Result<(CircuitShape, Split)> {
     struct IntoSlot<'s, 'a> {
         partition: usize,
         claim: &'s mut SlotClaim<'a>,
         synthesis: &'s ThreadedSynthesis,
-        c: CValues,
     }
     impl CircuitsVisitor for IntoSlot<'_, '_> {
         type Output = Result<(CircuitShape, Split)>;
@@ -38,7 +36,7 @@ pub fn synthesize_into_slot(
             let bufs = witness_buffers(self.claim);
             let synthesized =
                 self.synthesis
-                    .synthesize(&circuits, self.partition, &cap, bufs, self.c);
+                    .synthesize(&circuits, self.partition, &cap, bufs, CValues::LeftOut);
             let (shape, split) = synthesized.with_context(|| {
                     format!(
                         "{}: partition {}: synthesis into a slot sized for {} constraints, {} inputs, {} aux",
@@ -59,7 +57,6 @@ pub fn synthesize_into_slot(
             partition,
             claim,
             synthesis,
-            c,
         },
     )?
 }

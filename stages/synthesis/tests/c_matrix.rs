@@ -1,6 +1,7 @@
 //! C recorded from the blank 2 KiB PoRep circuit against a real witness: C·z equals, row
 //! for row, the c that synthesis writes for the real C1's partition (what folding C into L
-//! relies on: `cuzk_kernels::groth16::folded`).
+//! relies on: `cuzk_kernels::groth16::folded`), and so does a∘b (what every prover makes
+//! c from: a slot holds no c).
 
 use std::path::PathBuf;
 
@@ -37,6 +38,13 @@ impl CircuitsVisitor for BlankCAgainstWitness {
             .count();
         assert_eq!(differing, 0, "rows where C·z differs from the witness's c");
         assert!(bufs.c[cm.rows..].iter().all(|v| *v == Fr::from(0u64)));
+        // c = a∘b on the whole domain: the circuit's rows, the inputs' `input · 0 = 0` rows
+        // and the zero padding.
+        let n = shape.domain_size();
+        let not_ab = (0..n)
+            .filter(|&j| bufs.a[j] * bufs.b[j] != bufs.c[j])
+            .count();
+        assert_eq!(not_ab, 0, "rows where a·b differs from the witness's c");
         let s = cm.stats();
         println!("2 KiB C: {s:?}");
         // Every nonzero c sits in a row whose C is not empty.
@@ -45,7 +53,7 @@ impl CircuitsVisitor for BlankCAgainstWitness {
 }
 
 #[test]
-fn blank_circuits_c_gives_the_real_witness_c() {
+fn blank_circuits_c_and_a_times_b_give_the_real_witness_c() {
     let path =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/porep-2KiB-a.c1.json");
     let c1 = C1Input::read(&path, GivenIds::default()).unwrap();

@@ -349,6 +349,8 @@ pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Resu
             bad_plans_check(&mut p, &part, &r, rep)?;
         }
         upload_ahead_check(&mut p, &part, seed, rep, cpu_h)?;
+        let seed_ab = seed ^ 0xc0 ^ log as u64;
+        c_from_ab_check(&mut p, &part, seed_ab, rep, "coefficient form", &cpu_h)?;
         // The same partition with H's bases in Lagrange form (LC and LD' made from H on the
         // device at start): the same group elements, so the same sums as the CPU's
         // coefficient form; prove() and prove_ahead().
@@ -375,7 +377,7 @@ pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Resu
             )
             .collect();
         let mut mixed = part.as_gpu(true);
-        mixed.c = &c_mix;
+        mixed.c = Some(&c_mix);
         let want_h_mix = cpu_h(&part.a, &part.b, &c_mix);
         let (rm, tl) = lp.prove(&mixed)?;
         let (rl, _) = lp.prove(&part.as_gpu(true))?;
@@ -401,6 +403,7 @@ pub(crate) fn correctness(seed: u64, max_msm_log: u32, rep: &mut Report) -> Resu
             ),
         );
         upload_ahead_check(&mut lp, &part, seed ^ 0x1a, rep, cpu_h)?;
+        c_from_ab_check(&mut lp, &part, seed_ab, rep, "H in Lagrange form", &cpu_h)?;
         drop(lp);
         // And with C folded into L (a random C; the prover reads no c).
         let want = Wanted {
@@ -529,7 +532,7 @@ fn upload_ahead_check(
         rand_frs(n, seed ^ 0xc2),
     );
     let mut part2 = part.as_gpu(true);
-    (part2.a, part2.b, part2.c) = (&a2, &b2, &c2);
+    (part2.a, part2.b, part2.c) = (&a2, &b2, Some(&c2[..]));
     let (plain1, _) = p.prove(&part.as_gpu(true))?;
     let (plain2, _) = p.prove(&part2)?;
     // 1 uploads 2's a, b ahead; 2 uses them and uploads 1's under key 3; 1 asked for under

@@ -26,6 +26,7 @@
 
 // One file per mode; the imports and helpers below are shared by all of them (each mode
 // module takes them with `use super::*`).
+mod c_from_ab;
 mod ceilings;
 mod correctness;
 mod folded;
@@ -35,6 +36,7 @@ mod scale;
 mod start;
 mod upload;
 
+use c_from_ab::c_from_ab_check;
 use ceilings::ceilings;
 use correctness::correctness;
 use g2::msm_g2;

@@ -64,7 +64,7 @@ impl GpuProver {
                 "B_G2 asked for, but this prover holds no B_G2 bases".into(),
             ));
         }
-        if p.a.len() != n || p.b.len() != n || p.c.len() != n {
+        if p.a.len() != n || p.b.len() != n || p.c.is_some_and(|c| c.len() != n) {
             return bad(format!("a, b, c must hold 2^{} evaluations", p.domain_log2));
         }
         if n - 1 > self.plan.counts[0] {

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Parser;
 use cuzk_gpu::{prove_slot, CpuDevice, CudaDevice, DeviceError, FoldedC, PartitionDevice};
 use cuzk_shm_layout::timeline::names;
@@ -90,22 +90,6 @@ fn run(args: Args) -> Result<()> {
                 }
                 let srs = srs.for_job(&spec)?;
                 let b_g2 = spec.b_g2_in(BG2Stage::Gpu);
-                // Synthesis left c out: make it where the prover this partition takes
-                // reads it.
-                if spec.c_left_out && device.reads_c(&srs, b_g2) {
-                    let started = std::time::Instant::now();
-                    folded_c
-                        .as_ref()
-                        .context("c was left out, but this gpu process does not fold C (CUZK_GPU_H_FORM differs from the supervisor's)")?
-                        .make_c(&mut claim)?;
-                    eprintln!(
-                        "cuzk-gpu: job {} partition {}: c made from C (synthesis left it out; {} reads c) in {:.0} ms",
-                        job.job_id(),
-                        claim.partition(),
-                        device.describe(),
-                        started.elapsed().as_secs_f64() * 1e3
-                    );
-                }
                 prove_slot(device.as_mut(), &mut claim, &srs, b_g2, ahead)
             });
         match proved {

@@ -7,7 +7,6 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::Parser;
 use cuzk_c1::{C1Input, GivenIds};
-use cuzk_kernels::witness::CValues;
 use cuzk_shm_layout::timeline::names;
 use cuzk_shm_layout::{At, JobView, SlotState, Stage};
 use cuzk_stage_common::{JobSpec, StageArgs, StageRuntime};
@@ -79,13 +78,7 @@ fn run(args: Args) -> Result<()> {
                 c1_cache = Some((job.job_id(), C1Input::read(&spec.c1_path, ids)?));
             }
             let c1 = &c1_cache.as_ref().expect("just filled").1;
-            // A job marked c_left_out goes to a prover with C folded into L, which reads no c.
-            let c = if spec.c_left_out {
-                CValues::LeftOut
-            } else {
-                CValues::Written
-            };
-            let (_, split) = synthesize_into_slot(c1, p as usize, &mut claim, &synthesis, c)?;
+            let (_, split) = synthesize_into_slot(c1, p as usize, &mut claim, &synthesis)?;
             // Said once, and again whenever it changes (a circuit that does not split).
             if told_split.as_ref() != Some(&split) {
                 match &split {
