@@ -339,43 +339,34 @@ pub fn lagrange_bases_on(
     lagrange_bases(&mut dev, h)
 }
 
-/// h_coset_scalars: out_j = a_j·b_j/(g^n − 1), canonical, from A and B on the coset.
-pub(crate) fn enqueue_coset_scalars(
-    dev: &Device,
-    log_n: u32,
-    a: CUdeviceptr,
-    b: CUdeviceptr,
-    out: CUdeviceptr,
-) -> Result<(), GpuError> {
-    let k = to_limbs(&Roots::new(log_n).z_on_coset().invert().unwrap());
-    enqueue_ab_times(dev, log_n, [a, b], k, out, "coset scalars")
+/// What `enqueue_ab` multiplies a_j·b_j by (h_coset_scalars computes (a_j·b_j/R)·k/R for
+/// k given as raw limbs).
+#[derive(Clone, Copy)]
+pub(crate) enum AbTimes {
+    /// k = (g^n − 1)^{-1} plain: canonical out, H's MSM scalars from A and B on the coset.
+    CosetScalars,
+    /// k = R mod r: (aR·bR)/R·R/R = abR, Montgomery like a and b: C's values on the domain
+    /// when C·z is left to the prover (`GpuPartition::c` None; every row of a satisfied R1CS
+    /// has a·b = c, ntt.rs `product_coefficients`).
+    CValues,
 }
 
-/// C's values when C·z is left to the prover (`GpuPartition::c` None): c_j = a_j·b_j on
-/// the domain, Montgomery like the a and b it is made from (every row of a satisfied R1CS
-/// has a·b = c; ntt.rs `product_coefficients`). The same kernel as the coset scalars with
-/// k = R mod r as its raw limbs: (aR·bR)/R·R/R = abR.
-pub(crate) fn enqueue_ab_values(
-    dev: &Device,
-    log_n: u32,
-    a: CUdeviceptr,
-    b: CUdeviceptr,
-    out: CUdeviceptr,
-) -> Result<(), GpuError> {
-    let r_mod_r = super::layout::fr_raw(&Fr::ONE);
-    enqueue_ab_times(dev, log_n, [a, b], r_mod_r, out, "c from a·b")
-}
-
-/// h_coset_scalars: out_j = (a_j·b_j/R)·k/R for k as raw limbs.
-fn enqueue_ab_times(
+/// out_j = a_j·b_j·(what `times` says) by h_coset_scalars; `out` may be `a`.
+pub(crate) fn enqueue_ab(
     dev: &Device,
     log_n: u32,
     ab: [CUdeviceptr; 2],
-    k: Limbs,
     out: CUdeviceptr,
-    step: &'static str,
+    times: AbTimes,
 ) -> Result<(), GpuError> {
     let [a, b] = ab;
+    let (k, step) = match times {
+        AbTimes::CosetScalars => (
+            to_limbs(&Roots::new(log_n).z_on_coset().invert().unwrap()),
+            "coset scalars",
+        ),
+        AbTimes::CValues => (super::layout::fr_raw(&Fr::ONE), "c from a·b"),
+    };
     let n = 1u32 << log_n;
     // SAFETY: h_coset_scalars(out, a, b, k, n): a, b and out hold n elements; k is 32 bytes
     // as the kernel's fr_t.

@@ -6,7 +6,7 @@
 
 use cudarc::driver::sys::CUdeviceptr;
 
-use super::super::lagrange::{self, CKinds};
+use super::super::lagrange::{self, AbTimes, CKinds};
 use super::super::ntt;
 use super::super::GpuError;
 use super::{GpuPartition, GpuProver, LagrangeHere};
@@ -50,7 +50,7 @@ impl GpuProver {
                         (0 | 1, _) => ntt::to_coset(d, &self.tables, log_n, x, s)?,
                         (_, None) => cc = ntt::to_coefficients(d, &self.tables, log_n, x, s)?,
                         (_, Some(c_part)) => {
-                            lagrange::enqueue_coset_scalars(d, log_n, a, b, a)?;
+                            lagrange::enqueue_ab(d, log_n, [a, b], a, AbTimes::CosetScalars)?;
                             if let Some((_, counts)) = c_part {
                                 // The lists go in the scratch buffer, which the transforms
                                 // are done with.
@@ -81,11 +81,11 @@ impl GpuProver {
                     }
                     Some(c_part) => {
                         if c_part.is_some() {
-                            lagrange::enqueue_ab_values(d, log_n, a, b, c)?;
+                            lagrange::enqueue_ab(d, log_n, [a, b], c, AbTimes::CValues)?;
                         }
                         ntt::to_coset(d, &self.tables, log_n, a, s)?;
                         ntt::to_coset(d, &self.tables, log_n, b, s)?;
-                        lagrange::enqueue_coset_scalars(d, log_n, a, b, a)?;
+                        lagrange::enqueue_ab(d, log_n, [a, b], a, AbTimes::CosetScalars)?;
                         if let Some((_, counts)) = c_part {
                             lagrange::enqueue_c_kinds(d, log_n, c, kinds, counts.ptr)?;
                             e_kinds.record(ks)?;
