@@ -521,7 +521,7 @@ impl GpuProver {
             )));
         }
         let kinds = CKinds::at(self.abc[3], n);
-        let cc = self.enqueue_inputs(p, ahead_n, lagrange)?;
+        let cc = self.enqueue_inputs(p, ahead_n, lagrange, kinds)?;
         let h = if lagrange.is_some() {
             a
         } else {

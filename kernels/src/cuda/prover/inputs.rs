@@ -6,6 +6,7 @@
 
 use cudarc::driver::sys::CUdeviceptr;
 
+use super::super::device::DevBuf;
 use super::super::lagrange::{self, AbTimes, CKinds};
 use super::super::ntt;
 use super::super::GpuError;
@@ -22,14 +23,14 @@ impl GpuProver {
         p: &GpuPartition<'_>,
         ahead_n: usize,
         lagrange: LagrangeHere,
+        kinds: CKinds,
     ) -> Result<CUdeviceptr, GpuError> {
         let d = &self.dev;
         let (cs, ks) = (d.copy, d.compute);
         let log_n = p.domain_log2;
-        let [_, e_a, e_b, e_c, .., e_kinds, _] = &self.ev;
+        let [_, e_a, e_b, e_c, ..] = &self.ev;
         let [a, b, c, s] = self.abc.map(|x| x.ptr);
         let folded = matches!(lagrange, Some(None));
-        let kinds = CKinds::at(self.abc[3], 1usize << log_n);
         // Where C's coefficients land (c or the scratch s).
         let mut cc = c;
         match p.c {
@@ -49,15 +50,7 @@ impl GpuProver {
                     match (i, lagrange) {
                         (0 | 1, _) => ntt::to_coset(d, &self.tables, log_n, x, s)?,
                         (_, None) => cc = ntt::to_coefficients(d, &self.tables, log_n, x, s)?,
-                        (_, Some(c_part)) => {
-                            lagrange::enqueue_ab(d, log_n, [a, b], a, AbTimes::CosetScalars)?;
-                            if let Some((_, counts)) = c_part {
-                                // The lists go in the scratch buffer, which the transforms
-                                // are done with.
-                                lagrange::enqueue_c_kinds(d, log_n, c, kinds, counts.ptr)?;
-                                e_kinds.record(ks)?;
-                            }
-                        }
+                        (_, Some(c_part)) => self.lagrange_scalars(log_n, c_part, kinds)?,
                     }
                 }
             }
@@ -85,15 +78,32 @@ impl GpuProver {
                         }
                         ntt::to_coset(d, &self.tables, log_n, a, s)?;
                         ntt::to_coset(d, &self.tables, log_n, b, s)?;
-                        lagrange::enqueue_ab(d, log_n, [a, b], a, AbTimes::CosetScalars)?;
-                        if let Some((_, counts)) = c_part {
-                            lagrange::enqueue_c_kinds(d, log_n, c, kinds, counts.ptr)?;
-                            e_kinds.record(ks)?;
-                        }
+                        self.lagrange_scalars(log_n, c_part, kinds)?;
                     }
                 }
             }
         }
         Ok(cc)
+    }
+
+    /// Lagrange and folded forms, once A and B are on the coset (and c's values, Montgomery,
+    /// are in c for the Lagrange form): H's scalars a_j·b_j/(g^n − 1) in place of a, and in
+    /// the Lagrange form c's values listed by kind in the scratch buffer, which the
+    /// transforms are done with.
+    fn lagrange_scalars(
+        &self,
+        log_n: u32,
+        c_part: Option<(DevBuf, DevBuf)>,
+        kinds: CKinds,
+    ) -> Result<(), GpuError> {
+        let d = &self.dev;
+        let [a, b, c, _] = self.abc.map(|x| x.ptr);
+        lagrange::enqueue_ab(d, log_n, [a, b], a, AbTimes::CosetScalars)?;
+        if let Some((_, counts)) = c_part {
+            lagrange::enqueue_c_kinds(d, log_n, c, kinds, counts.ptr)?;
+            let [.., e_kinds, _] = &self.ev; // as `prove` names them
+            e_kinds.record(d.compute)?;
+        }
+        Ok(())
     }
 }
