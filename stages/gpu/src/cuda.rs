@@ -1,9 +1,9 @@
 //! The CUDA device: our kernels through `cuzk_kernels::cuda::GpuProver`, which owns every
 //! allocation on its device (made once, when the first partition's parameters are known,
 //! and kept for every partition proved with the same parameters). The bases stay resident
-//! (B_G2's too when the jobs put B_G2 here); each partition uploads only a, b, c, the
-//! assignment and the plans, by DMA straight from the arena, which is page-locked once, on a
-//! thread started with the process (`HostPin`).
+//! (B_G2's too when the jobs put B_G2 here); each partition uploads only a, b, the
+//! assignment and the plans (no c: the prover makes it as a∘b), by DMA straight from the
+//! arena, which is page-locked once, on a thread started with the process (`HostPin`).
 //! The next partition's `a` and `b`, when its slot is ready, upload during this one's L, A, B
 //! MSMs (`GpuProver::prove_ahead`, as many as the device plan has spare buffers for), so its
 //! NTTs start without waiting for a copy.
