@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use super::quotient::quotient_in_place;
 use super::ProveError;
 use crate::msm::scalars::{self, Limbs};
-use crate::msm::{MsmPlan, PlanRef, Query};
+use crate::msm::{MsmPlan, PlanRef, Query, Reader};
 use crate::ntt::Domain;
 use crate::srs::SrsView;
 use crate::witness::{density_count, CircuitShape, WitnessBuffers};
@@ -123,39 +123,38 @@ pub fn assignment_to_limbs(v: &mut [Fr]) -> &[Limbs] {
 pub fn plan_msms(z: &[Limbs], n_in: usize, d: Densities<'_>) -> MsmPlans {
     let (z_in, z_aux) = z.split_at(n_in);
     let b_in = density_count(d.b_input, n_in);
-    let dense = |scalars, scalar_start, base_start| Query {
-        scalars,
-        scalar_start,
-        base_start,
+    // The inputs first (a few hundred): A has every input (its `input · 0 = 0` constraint),
+    // B those of its density; L has none.
+    let mut l = MsmPlan::default();
+    let mut a = MsmPlan::build(&[Query {
+        scalars: z_in,
+        scalar_start: 0,
+        base_start: 0,
         density: None,
+    }]);
+    let mut b = MsmPlan::build(&[Query {
+        scalars: z_in,
+        scalar_start: 0,
+        base_start: 0,
+        density: Some(d.b_input),
+    }]);
+    // Then the aux variables, read once for the three: L has every one (its bases from
+    // 0), A those of its aux density (after the inputs' bases), B those of its own.
+    let reader = |base_start, density| Reader {
+        base_start,
+        density,
     };
-    MsmPlans {
-        l: MsmPlan::build(&[dense(z_aux, n_in, 0)]),
-        a: MsmPlan::build(&[
-            // Every input is in A (its `input · 0 = 0` constraint), so inputs are dense.
-            dense(z_in, 0, 0),
-            Query {
-                scalars: z_aux,
-                scalar_start: n_in,
-                base_start: n_in,
-                density: Some(d.a_aux),
-            },
-        ]),
-        b: MsmPlan::build(&[
-            Query {
-                scalars: z_in,
-                scalar_start: 0,
-                base_start: 0,
-                density: Some(d.b_input),
-            },
-            Query {
-                scalars: z_aux,
-                scalar_start: n_in,
-                base_start: b_in,
-                density: Some(d.b_aux),
-            },
-        ]),
-    }
+    MsmPlan::extend_all(
+        [&mut l, &mut a, &mut b],
+        z_aux,
+        n_in,
+        [
+            reader(0, None),
+            reader(n_in, Some(d.a_aux)),
+            reader(b_in, Some(d.b_aux)),
+        ],
+    );
+    MsmPlans { l, a, b }
 }
 
 /// H = (A·B − C)/Z by six NTTs, in `a`; returns its n − 1 coefficients as canonical

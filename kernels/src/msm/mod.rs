@@ -13,4 +13,4 @@ pub mod scalars;
 pub use batch_sum::{sum_indexed, tree_sum};
 pub use curve::AffinePoint;
 pub use pippenger::{msm, msm_with, Term, WindowPlan};
-pub use plan::{MsmPlan, PlanRef, Query};
+pub use plan::{MsmPlan, PlanRef, Query, Reader};

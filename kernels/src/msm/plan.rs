@@ -45,58 +45,109 @@ pub struct MsmPlan {
 
 const CHUNK: usize = 1 << 16;
 
+/// One MSM's view of a run of scalars that several MSMs read (L, A and B all read the aux
+/// variables, each through its own density): where its bases start and which variables
+/// it has.
+#[derive(Clone, Copy)]
+pub struct Reader<'a> {
+    /// Index of this MSM's base for the run's first variable it has.
+    pub base_start: usize,
+    /// As [`Query::density`]: only variables with their bit set have a base.
+    pub density: Option<&'a [u64]>,
+}
+
+/// What a scalar is, for the plans: skipped, batch-added or Pippenger.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Zero,
+    One,
+    Other,
+}
+
+fn kind(s: &Limbs) -> Kind {
+    if *s == ZERO {
+        Kind::Zero
+    } else if *s == ONE {
+        Kind::One
+    } else {
+        Kind::Other
+    }
+}
+
 impl MsmPlan {
     pub fn build(queries: &[Query<'_>]) -> Self {
         let mut plan = MsmPlan::default();
         for q in queries {
-            plan.add(q);
+            let reader = Reader {
+                base_start: q.base_start,
+                density: q.density,
+            };
+            MsmPlan::extend_all([&mut plan], q.scalars, q.scalar_start, [reader]);
         }
         plan
     }
 
-    fn add(&mut self, q: &Query<'_>) {
-        let n = q.scalars.len();
+    /// Appends one run of scalars to K plans at once, each read through its own
+    /// [`Reader`]: every scalar is loaded and compared with 0 and 1 once for all K (a
+    /// 32 GiB partition's aux is 4.2 GB, which L, A and B would otherwise each scan).
+    /// Each plan gets exactly what [`MsmPlan::build`] with that reader's query appends.
+    pub fn extend_all<const K: usize>(
+        plans: [&mut MsmPlan; K],
+        scalars: &[Limbs],
+        scalar_start: usize,
+        readers: [Reader<'_>; K],
+    ) {
+        let n = scalars.len();
         let chunks = n.div_ceil(CHUNK);
-        // Base index at the start of each chunk: a prefix sum of densities.
-        let starts: Vec<usize> = (0..chunks)
-            .scan(q.base_start, |next, c| {
-                let at = *next;
-                let len = CHUNK.min(n - c * CHUNK);
-                *next += match q.density {
-                    Some(d) => count_range(d, c * CHUNK, len),
-                    None => len,
-                };
-                Some(at)
-            })
-            .collect();
-        let parts: Vec<MsmPlan> = (0..chunks)
+        // Each reader's base index at the start of each chunk: a prefix sum of densities.
+        let starts: [Vec<usize>; K] = readers.map(|r| {
+            (0..chunks)
+                .scan(r.base_start, |next, c| {
+                    let at = *next;
+                    let len = CHUNK.min(n - c * CHUNK);
+                    *next += match r.density {
+                        Some(d) => count_range(d, c * CHUNK, len),
+                        None => len,
+                    };
+                    Some(at)
+                })
+                .collect()
+        });
+        let parts: Vec<[MsmPlan; K]> = (0..chunks)
             .into_par_iter()
             .map(|c| {
-                let mut part = MsmPlan::default();
-                let mut base = starts[c];
-                for i in c * CHUNK..(c * CHUNK + CHUNK).min(n) {
-                    if let Some(d) = q.density {
-                        if !density_bit(d, i) {
-                            continue;
+                let mut part: [MsmPlan; K] = std::array::from_fn(|_| MsmPlan::default());
+                let mut base: [usize; K] = std::array::from_fn(|k| starts[k][c]);
+                let first = c * CHUNK;
+                let run = &scalars[first..(first + CHUNK).min(n)];
+                for (i, s) in (first..).zip(run) {
+                    let what = kind(s);
+                    for k in 0..K {
+                        if let Some(d) = readers[k].density {
+                            if !density_bit(d, i) {
+                                continue;
+                            }
                         }
+                        let p = &mut part[k];
+                        match what {
+                            Kind::Zero => p.zeros += 1,
+                            Kind::One => p.ones.push(base[k] as u32),
+                            Kind::Other => {
+                                p.terms.push([base[k] as u32, (scalar_start + i) as u32])
+                            }
+                        }
+                        base[k] += 1;
                     }
-                    let s = &q.scalars[i];
-                    if *s == ZERO {
-                        part.zeros += 1;
-                    } else if *s == ONE {
-                        part.ones.push(base as u32);
-                    } else {
-                        part.terms.push([base as u32, (q.scalar_start + i) as u32]);
-                    }
-                    base += 1;
                 }
                 part
             })
             .collect();
-        for p in parts {
-            self.ones.extend_from_slice(&p.ones);
-            self.terms.extend_from_slice(&p.terms);
-            self.zeros += p.zeros;
+        for (k, plan) in plans.into_iter().enumerate() {
+            let ones: Vec<&[u32]> = parts.iter().map(|p| &p[k].ones[..]).collect();
+            let terms: Vec<&[Term]> = parts.iter().map(|p| &p[k].terms[..]).collect();
+            append_all(&mut plan.ones, &ones);
+            append_all(&mut plan.terms, &terms);
+            plan.zeros += parts.iter().map(|p| p[k].zeros).sum::<usize>();
         }
     }
 
@@ -134,8 +185,126 @@ impl PlanRef<'_> {
     }
 }
 
+/// Appends the slices to `dst` in their order, copied on the pool's threads: a 32 GiB
+/// partition's ones are ~250 MB a plan, which one thread's copy would leave as a serial
+/// tail after the parallel scan.
+fn append_all<T: Copy + Send + Sync>(dst: &mut Vec<T>, parts: &[&[T]]) {
+    let total: usize = parts.iter().map(|p| p.len()).sum();
+    dst.reserve(total);
+    let len = dst.len();
+    let mut spare = &mut dst.spare_capacity_mut()[..total];
+    let mut pieces = Vec::with_capacity(parts.len());
+    for part in parts {
+        let (head, rest) = std::mem::take(&mut spare).split_at_mut(part.len());
+        pieces.push((head, *part));
+        spare = rest;
+    }
+    pieces.into_par_iter().for_each(|(to, from)| {
+        for (t, f) in to.iter_mut().zip(from) {
+            t.write(*f);
+        }
+    });
+    // SAFETY: the `total` elements after the first `len` are the pieces, each of which
+    // was written whole just above (the pieces tile them: their lengths sum to `total`).
+    unsafe { dst.set_len(len + total) };
+}
+
 /// Set bits in [start, start + len) of a bitmap; `start` is a multiple of 64.
 fn count_range(bits: &[u64], start: usize, len: usize) -> usize {
     debug_assert_eq!(start % 64, 0);
     density_count(&bits[start / 64..], len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// Scalars of every kind (0, 1, other) in runs that cross chunk boundaries.
+    fn scalars(n: usize, rng: &mut ChaCha8Rng) -> Vec<Limbs> {
+        (0..n)
+            .map(|_| match rng.gen_range(0..10) {
+                0..=3 => ZERO,
+                4..=7 => ONE,
+                _ => [rng.gen(), rng.gen(), rng.gen(), rng.gen::<u64>() >> 2],
+            })
+            .collect()
+    }
+
+    fn bits(n: usize, rng: &mut ChaCha8Rng) -> Vec<u64> {
+        (0..n.div_ceil(64)).map(|_| rng.gen()).collect()
+    }
+
+    /// The plan by its definition, one variable at a time: each run's variables in
+    /// order, those its reader has taking consecutive bases.
+    fn by_definition(runs: &[(&[Limbs], usize, Reader<'_>)]) -> MsmPlan {
+        let mut plan = MsmPlan::default();
+        for &(scalars, scalar_start, r) in runs {
+            let mut base = r.base_start;
+            for (i, s) in scalars.iter().enumerate() {
+                if r.density.is_some_and(|d| (d[i / 64] >> (i % 64)) & 1 == 0) {
+                    continue;
+                }
+                if *s == ZERO {
+                    plan.zeros += 1;
+                } else if *s == ONE {
+                    plan.ones.push(base as u32);
+                } else {
+                    plan.terms.push([base as u32, (scalar_start + i) as u32]);
+                }
+                base += 1;
+            }
+        }
+        plan
+    }
+
+    /// One scan for three readers gives each plan what its definition gives (and so
+    /// does `build`, a scan a query): the same ones and terms in the same order, the same
+    /// zeros, after a first run appended to each; over several chunks.
+    #[test]
+    fn one_scan_for_three_plans_is_each_plan_by_definition() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let n = 3 * CHUNK + 1234;
+        let (first, z) = (scalars(300, &mut rng), scalars(n, &mut rng));
+        let (d1, d2) = (bits(n, &mut rng), bits(n, &mut rng));
+        let reader = |base_start, density| Reader {
+            base_start,
+            density,
+        };
+        let readers = [
+            reader(0, None),
+            reader(300, Some(&d1[..])),
+            reader(17, Some(&d2[..])),
+        ];
+        let head = reader(0, None);
+        let mut got: [MsmPlan; 3] = std::array::from_fn(|_| by_definition(&[(&first, 0, head)]));
+        let [g0, g1, g2] = &mut got;
+        MsmPlan::extend_all([g0, g1, g2], &z, 300, readers);
+        for (g, r) in got.iter().zip(readers) {
+            let want = by_definition(&[(&first, 0, head), (&z, 300, r)]);
+            assert_eq!(g.ones, want.ones);
+            assert_eq!(g.terms, want.terms);
+            assert_eq!(g.zeros, want.zeros);
+            assert!(!want.ones.is_empty() && !want.terms.is_empty() && want.zeros > 0);
+            let built = MsmPlan::build(&[
+                Query {
+                    scalars: &first,
+                    scalar_start: 0,
+                    base_start: 0,
+                    density: None,
+                },
+                Query {
+                    scalars: &z,
+                    scalar_start: 300,
+                    base_start: r.base_start,
+                    density: r.density,
+                },
+            ]);
+            assert_eq!(
+                (built.ones, built.terms, built.zeros),
+                (want.ones, want.terms, want.zeros)
+            );
+        }
+    }
 }

@@ -8,6 +8,7 @@ use cuzk_kernels::msm::{MsmPlan, PlanRef, Term};
 use cuzk_kernels::witness::{CircuitShape, WitnessBuffers};
 use cuzk_shm_layout::shape::{msm_result, PartitionMeta, PrepHeader, PREP_HEADER_BYTES};
 use cuzk_shm_layout::{Region, SlotClaim};
+use rayon::prelude::*;
 
 /// Element types a region may hold: plain data, valid for every bit pattern.
 ///
@@ -154,8 +155,20 @@ pub fn write_plan(region: &mut [u8], plan: &MsmPlan) {
     };
     let ones_bytes = (plan.ones.len() * 4).div_ceil(8) * 8;
     let (ones, terms) = body.split_at_mut(ones_bytes);
-    cast_mut::<u32>(ones)[..plan.ones.len()].copy_from_slice(&plan.ones);
-    cast_mut::<Term>(terms)[..plan.terms.len()].copy_from_slice(&plan.terms);
+    copy_on_threads(&mut cast_mut::<u32>(ones)[..plan.ones.len()], &plan.ones);
+    copy_on_threads(
+        &mut cast_mut::<Term>(terms)[..plan.terms.len()],
+        &plan.terms,
+    );
+}
+
+/// `to.copy_from_slice(from)` on the pool's threads: a 32 GiB partition's plans are
+/// ~0.6 GB, a serial tail of host-prep on one thread.
+fn copy_on_threads<T: Copy + Send + Sync>(to: &mut [T], from: &[T]) {
+    const PIECE: usize = 1 << 16;
+    to.par_chunks_mut(PIECE)
+        .zip(from.par_chunks(PIECE))
+        .for_each(|(t, f)| t.copy_from_slice(f));
 }
 
 /// Reads a plan written by [`write_plan`], in place.

@@ -1,0 +1,114 @@
+//! prep_msm on a 32 GiB partition's shape (the synthetic one: 328 inputs, 130,169,893 aux,
+//! the densities and scalar mix of `synthetic::PORE_32GIB`): `plan_msms`, which reads the
+//! aux scalars once for L, A and B (`MsmPlan::extend_all`), against the three scans it
+//! replaced (`MsmPlan::build` a plan, each scan reading all 4.2 GB), alternating in one run,
+//! plans compared every run:
+//!
+//!     cargo bench -p cuzk-kernels --bench prep_msm [-- LOG2_AUX]
+//!
+//! LOG2_AUX (optional) scales the aux count down to 2^LOG2_AUX for a quick run; the
+//! default is the whole 32 GiB partition (~9 GB of memory).
+
+use std::time::Instant;
+
+use blstrs::Scalar as Fr;
+use cuzk_kernels::groth16::steps::{assignment_to_limbs, plan_msms, Densities, MsmPlans};
+use cuzk_kernels::msm::{MsmPlan, Query};
+use cuzk_kernels::synthetic::{SyntheticShape, PORE_32GIB};
+use cuzk_kernels::witness::{density_count, WitnessBuffers};
+use ff::Field;
+
+/// The plans as prep_msm made them before: one `build` (one scan of the aux) a plan.
+fn scan_each(z: &[cuzk_kernels::msm::scalars::Limbs], n_in: usize, d: &Densities<'_>) -> MsmPlans {
+    let (z_in, z_aux) = z.split_at(n_in);
+    let q = |scalars, scalar_start, base_start, density| Query {
+        scalars,
+        scalar_start,
+        base_start,
+        density,
+    };
+    MsmPlans {
+        l: MsmPlan::build(&[q(z_aux, n_in, 0, None)]),
+        a: MsmPlan::build(&[q(z_in, 0, 0, None), q(z_aux, n_in, n_in, Some(d.a_aux))]),
+        b: MsmPlan::build(&[
+            q(z_in, 0, 0, Some(d.b_input)),
+            q(z_aux, n_in, density_count(d.b_input, n_in), Some(d.b_aux)),
+        ]),
+    }
+}
+
+fn same(x: &MsmPlans, y: &MsmPlans) -> bool {
+    [(&x.l, &y.l), (&x.a, &y.a), (&x.b, &y.b)]
+        .iter()
+        .all(|(p, q)| p.ones == q.ones && p.terms == q.terms && p.zeros == q.zeros)
+}
+
+fn main() {
+    let log2_aux: Option<u32> = std::env::args().skip(1).find_map(|a| a.parse().ok());
+    let shape = SyntheticShape {
+        num_aux: log2_aux.map_or(PORE_32GIB.num_aux, |l| 1 << l),
+        ..PORE_32GIB
+    };
+    let (n_in, n_aux) = (shape.num_inputs, shape.num_aux);
+    let t = Instant::now();
+    let mut inputs = vec![Fr::ZERO; n_in];
+    let mut aux = vec![Fr::ZERO; n_aux];
+    let mut a_aux = vec![0u64; n_aux.div_ceil(64)];
+    let mut b_aux = vec![0u64; n_aux.div_ceil(64)];
+    let mut b_input = vec![0u64; n_in.div_ceil(64)];
+    shape.fill_witness(
+        1,
+        WitnessBuffers {
+            a: &mut [],
+            b: &mut [],
+            c: &mut [],
+            inputs: &mut inputs,
+            aux: &mut aux,
+            a_aux_density: &mut a_aux,
+            b_input_density: &mut b_input,
+            b_aux_density: &mut b_aux,
+        },
+    );
+    let mut z = inputs;
+    z.append(&mut aux);
+    let z = assignment_to_limbs(&mut z);
+    let d = Densities {
+        a_aux: &a_aux,
+        b_input: &b_input,
+        b_aux: &b_aux,
+    };
+    println!(
+        "{n_in} inputs, {n_aux} aux ({} mix), threads {}; made in {:.1} s",
+        shape.name,
+        rayon::current_num_threads(),
+        t.elapsed().as_secs_f64()
+    );
+    let (mut best_each, mut best_once) = (f64::MAX, f64::MAX);
+    for run in 0..3 {
+        let t = Instant::now();
+        let each = scan_each(z, n_in, &d);
+        let t_each = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let once = plan_msms(z, n_in, d);
+        let t_once = t.elapsed().as_secs_f64();
+        assert!(same(&each, &once), "the plans differ (run {run})");
+        println!(
+            "run {run}: a scan a plan {t_each:.3} s, one scan for three {t_once:.3} s \
+             (plans equal: L {}+{} A {}+{} B {}+{} ones+terms)",
+            once.l.ones.len(),
+            once.l.terms.len(),
+            once.a.ones.len(),
+            once.a.terms.len(),
+            once.b.ones.len(),
+            once.b.terms.len()
+        );
+        best_each = best_each.min(t_each);
+        best_once = best_once.min(t_once);
+    }
+    println!("\n| prep_msm (L, A, B plans) | best of 3 | ratio |\n|---|---|---|");
+    println!("| a scan a plan (before) | {best_each:.3} s | 1.00x |");
+    println!(
+        "| one scan for the three (`plan_msms`) | {best_once:.3} s | **{:.2}x** |",
+        best_each / best_once
+    );
+}
