@@ -75,6 +75,7 @@ fn kind(s: &Limbs) -> Kind {
 }
 
 impl MsmPlan {
+    /// The plan of the queries' runs, in their order (a scan a run).
     pub fn build(queries: &[Query<'_>]) -> Self {
         let mut plan = MsmPlan::default();
         for q in queries {
