@@ -3,6 +3,7 @@
 //! Layers never reach upward: `ntt` and `msm` know nothing of Groth16; `groth16`
 //! combines them; `srs` reads parameter files; `witness` fills the buffers the prover reads.
 
+pub mod copy;
 pub mod cuda;
 pub mod field;
 pub mod groth16;

@@ -8,9 +8,9 @@
 //!   host threads:  [fill 0][fill 1][wait 0, fill 0][wait 1, fill 1] ...
 //!   copy stream:           [DMA 0 ][DMA 1         ][DMA 0         ] ...
 
+use crate::copy::copy_on_threads;
 use cudarc::driver::sys::CUdeviceptr;
 use memmap2::MmapMut;
-use rayon::prelude::*;
 
 use super::device::{Device, Event};
 use super::host_pin::HostPin;
@@ -18,8 +18,6 @@ use super::GpuError;
 
 /// Bytes of one staging buffer: a DMA long against its set-up, a pair that pins in ~0.1 s.
 const CHUNK: usize = 256 << 20;
-/// Bytes one host thread copies at a time (64 pieces a chunk to spread over the threads).
-const PIECE: usize = 4 << 20;
 /// Uploads smaller than this in total go the plain way (pinning the pair would cost more).
 pub(crate) const MIN_BYTES: usize = 1 << 30;
 
@@ -70,10 +68,7 @@ impl Staging {
                 self.drained[b].synchronize()?;
             }
             let stage = &mut self.buf[b * CHUNK..b * CHUNK + chunk.len()];
-            stage
-                .par_chunks_mut(PIECE)
-                .zip(chunk.par_chunks(PIECE))
-                .for_each(|(d, s)| d.copy_from_slice(s));
+            copy_on_threads(stage, chunk);
             let at = k * CHUNK;
             dev.upload(dst + at as u64, cap - at, stage, dev.copy)?;
             self.drained[b].record(dev.copy)?;

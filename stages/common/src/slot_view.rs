@@ -2,13 +2,13 @@
 //! is `cuzk_shm_layout::shape`; this module only gives the bytes their element types.
 
 use blstrs::{G1Projective, G2Projective, Scalar as Fr};
+use cuzk_kernels::copy::copy_on_threads;
 use cuzk_kernels::groth16::steps::{assignment_to_limbs, Densities};
 use cuzk_kernels::msm::scalars::Limbs;
 use cuzk_kernels::msm::{MsmPlan, PlanRef, Term};
 use cuzk_kernels::witness::{CircuitShape, WitnessBuffers};
 use cuzk_shm_layout::shape::{msm_result, PartitionMeta, PrepHeader, PREP_HEADER_BYTES};
 use cuzk_shm_layout::{Region, SlotClaim};
-use rayon::prelude::*;
 
 /// Element types a region may hold: plain data, valid for every bit pattern.
 ///
@@ -160,15 +160,6 @@ pub fn write_plan(region: &mut [u8], plan: &MsmPlan) {
         &mut cast_mut::<Term>(terms)[..plan.terms.len()],
         &plan.terms,
     );
-}
-
-/// `to.copy_from_slice(from)` on the pool's threads: a 32 GiB partition's plans are
-/// ~0.6 GB, a serial tail of host-prep on one thread.
-fn copy_on_threads<T: Copy + Send + Sync>(to: &mut [T], from: &[T]) {
-    const PIECE: usize = 1 << 16;
-    to.par_chunks_mut(PIECE)
-        .zip(from.par_chunks(PIECE))
-        .for_each(|(t, f)| t.copy_from_slice(f));
 }
 
 /// Reads a plan written by [`write_plan`], in place.
