@@ -2,7 +2,10 @@
 //! the densities and scalar mix of `synthetic::PORE_32GIB`): `plan_msms`, which reads the
 //! aux scalars once for L, A and B (`MsmPlan::extend_all`), against the three scans it
 //! replaced (`MsmPlan::build` a plan, each scan reading all 4.2 GB), alternating in one run,
-//! plans compared every run:
+//! plans compared every run; then host-prep's way into a slot: the scan's pieces copied
+//! into the three prep regions once (`plan_pieces`, as `slot_view::write_plan` does)
+//! against the plans gathered into vectors first and then copied (`plan_msms`, what
+//! host-prep did), the regions compared every run:
 //!
 //!     cargo bench -p cuzk-kernels --bench prep_msm [-- LOG2_AUX]
 //!
@@ -12,8 +15,11 @@
 use std::time::Instant;
 
 use blstrs::Scalar as Fr;
-use cuzk_kernels::groth16::steps::{assignment_to_limbs, plan_msms, Densities, MsmPlans};
-use cuzk_kernels::msm::{MsmPlan, Query};
+use cuzk_kernels::copy::gather_on_threads;
+use cuzk_kernels::groth16::steps::{
+    assignment_to_limbs, plan_msms, plan_pieces, Densities, MsmPlans,
+};
+use cuzk_kernels::msm::{MsmPlan, Query, Term};
 use cuzk_kernels::synthetic::{SyntheticShape, PORE_32GIB};
 use cuzk_kernels::witness::{density_count, WitnessBuffers};
 use ff::Field;
@@ -41,6 +47,40 @@ fn same(x: &MsmPlans, y: &MsmPlans) -> bool {
     [(&x.l, &y.l), (&x.a, &y.a), (&x.b, &y.b)]
         .iter()
         .all(|(p, q)| p.ones == q.ones && p.terms == q.terms && p.zeros == q.zeros)
+}
+
+/// Stand-ins for a slot's L, A and B prep regions (the ones, the terms), written through
+/// once before timing as a reused slot's pages are.
+#[derive(PartialEq)]
+struct Regions {
+    ones: [Vec<u32>; 3],
+    terms: [Vec<Term>; 3],
+}
+
+impl Regions {
+    fn sized(plans: &MsmPlans) -> Self {
+        let each = [&plans.l, &plans.a, &plans.b];
+        Regions {
+            ones: each.map(|p| vec![u32::MAX; p.ones.len()]),
+            terms: each.map(|p| vec![[u32::MAX; 2]; p.terms.len()]),
+        }
+    }
+
+    /// What `slot_view::write_plan` copies: each plan's pieces, one after another.
+    fn write(&mut self, plans: [Vec<&MsmPlan>; 3]) {
+        for (k, pieces) in plans.iter().enumerate() {
+            let ones: Vec<&[u32]> = pieces.iter().map(|p| &p.ones[..]).collect();
+            let terms: Vec<&[Term]> = pieces.iter().map(|p| &p.terms[..]).collect();
+            gather_on_threads(&mut self.ones[k], &ones);
+            gather_on_threads(&mut self.terms[k], &terms);
+        }
+    }
+}
+
+/// The smallest and the median (the upper middle one) of the times.
+fn best_and_median(t: &mut [f64]) -> (f64, f64) {
+    t.sort_by(f64::total_cmp);
+    (t[0], t[t.len() / 2])
 }
 
 fn main() {
@@ -105,10 +145,64 @@ fn main() {
         best_each = best_each.min(t_each);
         best_once = best_once.min(t_once);
     }
+    // Into the slot: gathered then copied (before) against the pieces copied once (now).
+    let sized = plan_msms(z, n_in, d);
+    let (mut before, mut now) = (Regions::sized(&sized), Regions::sized(&sized));
+    drop(sized);
+    // Six runs, the two ways taking turns at going first (this VM's memory state after a
+    // large free shifts the next allocation's cost): best and median of each.
+    let gathered = |r: &mut Regions| {
+        let t = Instant::now();
+        let plans = plan_msms(z, n_in, d);
+        r.write([vec![&plans.l], vec![&plans.a], vec![&plans.b]]);
+        drop(plans);
+        t.elapsed().as_secs_f64()
+    };
+    let in_pieces = |r: &mut Regions| {
+        let t = Instant::now();
+        let pieces = plan_pieces(z, n_in, d);
+        r.write(pieces.each());
+        drop(pieces);
+        t.elapsed().as_secs_f64()
+    };
+    let (mut t_gathered, mut t_pieces) = (Vec::new(), Vec::new());
+    for run in 0..6 {
+        let (g, p) = if run % 2 == 0 {
+            let g = gathered(&mut before);
+            (g, in_pieces(&mut now))
+        } else {
+            let p = in_pieces(&mut now);
+            (gathered(&mut before), p)
+        };
+        assert!(before == now, "the regions differ (run {run})");
+        println!(
+            "run {run}: into the slot, gathered then copied {g:.3} s, pieces copied once \
+             {p:.3} s (regions equal; {} first)",
+            if run % 2 == 0 { "gathered" } else { "pieces" }
+        );
+        t_gathered.push(g);
+        t_pieces.push(p);
+    }
+    let (best_gathered, median_gathered) = best_and_median(&mut t_gathered);
+    let (best_pieces, median_pieces) = best_and_median(&mut t_pieces);
     println!("\n| prep_msm (L, A, B plans) | best of 3 | ratio |\n|---|---|---|");
     println!("| a scan a plan (before) | {best_each:.3} s | 1.00x |");
     println!(
         "| one scan for the three (`plan_msms`) | {best_once:.3} s | **{:.2}x** |",
         best_each / best_once
+    );
+    println!(
+        "\n| prep_msm into a slot's prep regions | best of 6 | ratio | median of 6 | ratio |\n\
+         |---|---|---|---|---|"
+    );
+    println!(
+        "| plans gathered, then copied (before) | {best_gathered:.3} s | 1.00x | \
+         {median_gathered:.3} s | 1.00x |"
+    );
+    println!(
+        "| the scan's pieces copied once (`plan_pieces`) | {best_pieces:.3} s | **{:.2}x** | \
+         {median_pieces:.3} s | **{:.2}x** |",
+        best_gathered / best_pieces,
+        median_gathered / median_pieces
     );
 }

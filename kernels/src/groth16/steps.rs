@@ -118,34 +118,55 @@ pub fn assignment_to_limbs(v: &mut [Fr]) -> &[Limbs] {
     unsafe { std::slice::from_raw_parts(v.as_ptr() as *const Limbs, v.len()) }
 }
 
+/// The L, A and B plans as prep_msm's scan leaves them: the inputs' plans (a few
+/// hundred variables), then the aux chunks' parts (`MsmPlan::scan_parts`). Each plan is
+/// its pieces concatenated; host-prep copies them into its slot once ([`PlanPieces::each`]),
+/// [`plan_msms`] gathers them into vectors.
+pub struct PlanPieces {
+    inputs: [MsmPlan; 3],
+    aux: Vec<[MsmPlan; 3]>,
+}
+
+impl PlanPieces {
+    /// The pieces of L, A and B, each in its order.
+    pub fn each(&self) -> [Vec<&MsmPlan>; 3] {
+        std::array::from_fn(|k| {
+            std::iter::once(&self.inputs[k])
+                .chain(self.aux.iter().map(|part| &part[k]))
+                .collect()
+        })
+    }
+}
+
 /// prep_msm: classifies every scalar of L, A and B into 0 / 1 / other and pairs it with
 /// its base. `z` is the canonical assignment, inputs (n_in of them) then aux.
 pub fn plan_msms(z: &[Limbs], n_in: usize, d: Densities<'_>) -> MsmPlans {
+    let [l, a, b] = plan_pieces(z, n_in, d).each().map(|p| MsmPlan::gather(&p));
+    MsmPlans { l, a, b }
+}
+
+/// [`plan_msms`]' scan, its plans left in pieces.
+pub fn plan_pieces(z: &[Limbs], n_in: usize, d: Densities<'_>) -> PlanPieces {
     let (z_in, z_aux) = z.split_at(n_in);
     let b_in = density_count(d.b_input, n_in);
     // The inputs first (a few hundred): A has every input (its `input · 0 = 0` constraint),
     // B those of its density; L has none.
-    let mut l = MsmPlan::default();
-    let mut a = MsmPlan::build(&[Query {
-        scalars: z_in,
-        scalar_start: 0,
-        base_start: 0,
-        density: None,
-    }]);
-    let mut b = MsmPlan::build(&[Query {
-        scalars: z_in,
-        scalar_start: 0,
-        base_start: 0,
-        density: Some(d.b_input),
-    }]);
+    let inputs = |density| {
+        MsmPlan::build(&[Query {
+            scalars: z_in,
+            scalar_start: 0,
+            base_start: 0,
+            density,
+        }])
+    };
+    let inputs = [MsmPlan::default(), inputs(None), inputs(Some(d.b_input))];
     // Then the aux variables, read once for the three: L has every one (its bases from
     // 0), A those of its aux density (after the inputs' bases), B those of its own.
     let reader = |base_start, density| Reader {
         base_start,
         density,
     };
-    MsmPlan::extend_all(
-        [&mut l, &mut a, &mut b],
+    let aux = MsmPlan::scan_parts(
         z_aux,
         n_in,
         [
@@ -154,7 +175,7 @@ pub fn plan_msms(z: &[Limbs], n_in: usize, d: Densities<'_>) -> MsmPlans {
             reader(b_in, Some(d.b_aux)),
         ],
     );
-    MsmPlans { l, a, b }
+    PlanPieces { inputs, aux }
 }
 
 /// H = (A·B − C)/Z by six NTTs, in `a`; returns its n − 1 coefficients as canonical

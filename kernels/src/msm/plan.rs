@@ -98,6 +98,22 @@ impl MsmPlan {
         scalar_start: usize,
         readers: [Reader<'_>; K],
     ) {
+        let parts = MsmPlan::scan_parts(scalars, scalar_start, readers);
+        for (k, plan) in plans.into_iter().enumerate() {
+            let pieces: Vec<&MsmPlan> = parts.iter().map(|p| &p[k]).collect();
+            plan.append(&pieces);
+        }
+    }
+
+    /// The scan of [`MsmPlan::extend_all`] with its result left where the chunks made it:
+    /// plan k is every part's k-th plan, concatenated in order. A writer with a destination
+    /// of its own (host-prep's slot regions) copies the parts there once, where gathering
+    /// them first would copy every term twice.
+    pub fn scan_parts<const K: usize>(
+        scalars: &[Limbs],
+        scalar_start: usize,
+        readers: [Reader<'_>; K],
+    ) -> Vec<[MsmPlan; K]> {
         let n = scalars.len();
         let chunks = n.div_ceil(CHUNK);
         // Each reader's base index at the start of each chunk: a prefix sum of densities.
@@ -114,7 +130,7 @@ impl MsmPlan {
                 })
                 .collect()
         });
-        let parts: Vec<[MsmPlan; K]> = (0..chunks)
+        (0..chunks)
             .into_par_iter()
             .map(|c| {
                 let mut part: [MsmPlan; K] = std::array::from_fn(|_| MsmPlan::default());
@@ -142,14 +158,23 @@ impl MsmPlan {
                 }
                 part
             })
-            .collect();
-        for (k, plan) in plans.into_iter().enumerate() {
-            let ones: Vec<&[u32]> = parts.iter().map(|p| &p[k].ones[..]).collect();
-            let terms: Vec<&[Term]> = parts.iter().map(|p| &p[k].terms[..]).collect();
-            append_all(&mut plan.ones, &ones);
-            append_all(&mut plan.terms, &terms);
-            plan.zeros += parts.iter().map(|p| p[k].zeros).sum::<usize>();
-        }
+            .collect()
+    }
+
+    /// One plan from pieces that each cover a run of its variables, in order.
+    pub fn gather(pieces: &[&MsmPlan]) -> MsmPlan {
+        let mut plan = MsmPlan::default();
+        plan.append(pieces);
+        plan
+    }
+
+    /// Appends the pieces' ones, terms and zeros, in order (copied on the pool's threads).
+    fn append(&mut self, pieces: &[&MsmPlan]) {
+        let ones: Vec<&[u32]> = pieces.iter().map(|p| &p.ones[..]).collect();
+        let terms: Vec<&[Term]> = pieces.iter().map(|p| &p.terms[..]).collect();
+        append_all(&mut self.ones, &ones);
+        append_all(&mut self.terms, &terms);
+        self.zeros += pieces.iter().map(|p| p.zeros).sum::<usize>();
     }
 
     /// Σ over the plan: batch addition of the ones plus Pippenger over the rest.

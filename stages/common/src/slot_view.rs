@@ -2,7 +2,7 @@
 //! is `cuzk_shm_layout::shape`; this module only gives the bytes their element types.
 
 use blstrs::{G1Projective, G2Projective, Scalar as Fr};
-use cuzk_kernels::copy::copy_on_threads;
+use cuzk_kernels::copy::gather_on_threads;
 use cuzk_kernels::groth16::steps::{assignment_to_limbs, Densities};
 use cuzk_kernels::msm::scalars::Limbs;
 use cuzk_kernels::msm::{MsmPlan, PlanRef, Term};
@@ -144,22 +144,31 @@ pub fn densities<'c>(claim: &'c SlotClaim<'_>) -> Densities<'c> {
     }
 }
 
-/// Writes a plan into a prep region: header, the ones (u32), then the terms at the next
-/// 8-byte boundary.
-pub fn write_plan(region: &mut [u8], plan: &MsmPlan) {
-    let (head, body) = region.split_at_mut(PREP_HEADER_BYTES as usize);
-    cast_mut::<PrepHeader>(head)[0] = PrepHeader {
-        ones: plan.ones.len() as u64,
-        terms: plan.terms.len() as u64,
-        zeros: plan.zeros as u64,
+/// Writes a plan given as its pieces in order (`steps::PlanPieces::each`: the inputs'
+/// part, then the aux chunks') into a prep region: header, the ones (u32), then the terms
+/// at the next 8-byte boundary. Each piece is copied once, straight from where the scan
+/// made it. Returns the header written.
+pub fn write_plan(region: &mut [u8], pieces: &[&MsmPlan]) -> PrepHeader {
+    let ones: Vec<&[u32]> = pieces.iter().map(|p| &p.ones[..]).collect();
+    let terms: Vec<&[Term]> = pieces.iter().map(|p| &p.terms[..]).collect();
+    let header = PrepHeader {
+        ones: ones.iter().map(|o| o.len() as u64).sum(),
+        terms: terms.iter().map(|t| t.len() as u64).sum(),
+        zeros: pieces.iter().map(|p| p.zeros as u64).sum(),
     };
-    let ones_bytes = (plan.ones.len() * 4).div_ceil(8) * 8;
-    let (ones, terms) = body.split_at_mut(ones_bytes);
-    copy_on_threads(&mut cast_mut::<u32>(ones)[..plan.ones.len()], &plan.ones);
-    copy_on_threads(
-        &mut cast_mut::<Term>(terms)[..plan.terms.len()],
-        &plan.terms,
+    let (head, body) = region.split_at_mut(PREP_HEADER_BYTES as usize);
+    cast_mut::<PrepHeader>(head)[0] = header;
+    let ones_bytes = (header.ones as usize * 4).div_ceil(8) * 8;
+    let (ones_region, terms_region) = body.split_at_mut(ones_bytes);
+    gather_on_threads(
+        &mut cast_mut::<u32>(ones_region)[..header.ones as usize],
+        &ones,
     );
+    gather_on_threads(
+        &mut cast_mut::<Term>(terms_region)[..header.terms as usize],
+        &terms,
+    );
+    header
 }
 
 /// Reads a plan written by [`write_plan`], in place.
@@ -243,4 +252,33 @@ pub fn msm_inputs<'c>(
             plan(Region::PrepB),
         ],
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A plan written as pieces (one without ones, one without terms, three ones in all
+    /// so the terms start after padding) reads back as the pieces one after another, with
+    /// the header's counts.
+    #[test]
+    fn plan_written_as_pieces_reads_back_in_order() {
+        let piece = |ones: Vec<u32>, terms: Vec<Term>, zeros| MsmPlan { ones, terms, zeros };
+        let pieces = [
+            piece(vec![3], vec![], 2),
+            piece(vec![], vec![[5, 9]], 0),
+            piece(vec![7, 8], vec![[10, 11], [12, 13]], 4),
+        ];
+        let refs: Vec<&MsmPlan> = pieces.iter().collect();
+        let mut buf = vec![0xAAu8; 256 + 8];
+        let at = buf.as_ptr().align_offset(8);
+        let region = &mut buf[at..at + 256];
+        let written = write_plan(region, &refs);
+        let (plan, header) = read_plan(region);
+        for h in [written, header] {
+            assert_eq!((h.ones, h.terms, h.zeros), (3, 3, 6));
+        }
+        assert_eq!(plan.ones, &[3, 7, 8]);
+        assert_eq!(plan.terms, &[[5, 9], [10, 11], [12, 13]]);
+    }
 }

@@ -2,9 +2,10 @@
 //!
 //! prep_msm sorts every scalar of the L, A and B MSMs into 0 (skipped), 1 (batch
 //! addition: a plain sum of bases) or other (the Pippenger tail), paired with its base,
-//! and writes the three plans into the slot's prep regions for the GPU stage. The scalars
-//! are already canonical (synthesis converts them out of Montgomery form as it seals the
-//! slot, so a host-prep process killed half way leaves its input intact for the redo).
+//! and writes the three plans into the slot's prep regions for the GPU stage, each term
+//! copied once from where the scan put it. The scalars are already canonical (synthesis
+//! converts them out of Montgomery form as it seals the slot, so a host-prep process
+//! killed half way leaves its input intact for the redo).
 //! ΣB in G2 runs here on the CPU, beside the GPU's G1 work, when the job says so
 //! (`JobSpec::b_g2`; by default only without GPUs: a GPU holding the B_G2 bases does it in
 //! a fraction of the time):
@@ -14,11 +15,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use blstrs::G2Projective;
-use cuzk_kernels::groth16::steps::{b_g2_msm, check_params, plan_msms};
+use cuzk_kernels::groth16::steps::{b_g2_msm, check_params, plan_pieces};
 use cuzk_kernels::msm::scalars::Limbs;
 use cuzk_kernels::srs::SrsView;
 use cuzk_shm_layout::{PrepHeader, Region, SlotClaim};
-use cuzk_stage_common::slot_view::{cast, densities, meta, write_b_g2, write_plan};
+use cuzk_stage_common::slot_view::{cast, densities, meta, read_plan, write_b_g2, write_plan};
 use group::Group;
 
 /// What prep found and how long each part took.
@@ -61,28 +62,24 @@ pub fn prep_slot(
         b_input: cast(dbi),
         b_aux: cast(dba),
     };
-    let plans = plan_msms(z, shape.num_inputs, d);
-    write_plan(pl, &plans.l);
-    write_plan(pa, &plans.a);
-    write_plan(pb, &plans.b);
+    // The scan's pieces go straight into the prep regions: one copy of each term.
+    let pieces = plan_pieces(z, shape.num_inputs, d);
+    let [l, a, b] = pieces.each();
+    let (l, a, b) = (write_plan(pl, &l), write_plan(pa, &a), write_plan(pb, &b));
+    drop(pieces);
     let plan = started.elapsed();
     let started = Instant::now();
     let b_g2 = if compute_b_g2 {
-        write_b_g2(results, &b_g2_msm(srs, z, plans.b.as_ref()));
+        write_b_g2(results, &b_g2_msm(srs, z, read_plan(pb).0));
         Some(started.elapsed())
     } else {
         write_b_g2(results, &G2Projective::identity());
         None
     };
-    let header = |p: &cuzk_kernels::msm::MsmPlan| PrepHeader {
-        ones: p.ones.len() as u64,
-        terms: p.terms.len() as u64,
-        zeros: p.zeros as u64,
-    };
     Ok(PrepReport {
-        l: header(&plans.l),
-        a: header(&plans.a),
-        b: header(&plans.b),
+        l,
+        a,
+        b,
         plan,
         b_g2,
     })
