@@ -3,7 +3,8 @@
 //! aux scalars once for L, A and B (`MsmPlan::extend_all`), against the three scans it
 //! replaced (`MsmPlan::build` a plan, each scan reading all 4.2 GB), alternating in one run,
 //! plans compared every run; then host-prep's way into a slot: the scan's pieces copied
-//! into the three prep regions once (`plan_pieces`, as `slot_view::write_plan` does)
+//! into the three prep regions once (as `slot_view::write_plan` does), from buffers kept
+//! from the partition before (`PlanPieces::scan`) and from fresh ones (`plan_pieces`),
 //! against the plans gathered into vectors first and then copied (`plan_msms`, what
 //! host-prep did), the regions compared every run:
 //!
@@ -145,46 +146,54 @@ fn main() {
         best_each = best_each.min(t_each);
         best_once = best_once.min(t_once);
     }
-    // Into the slot: gathered then copied (before) against the pieces copied once (now).
+    // Into the slot, three ways: the plans gathered then copied (host-prep before), the
+    // scan's pieces copied once from fresh buffers, and from buffers kept from the run
+    // before (host-prep now: `PlanPieces::scan`). Six runs, the ways rotating which goes
+    // first (this VM's memory state after a large free shifts the next allocation's
+    // cost): best and median of each.
     let sized = plan_msms(z, n_in, d);
-    let (mut before, mut now) = (Regions::sized(&sized), Regions::sized(&sized));
+    let mut regions: [Regions; 3] = std::array::from_fn(|_| Regions::sized(&sized));
     drop(sized);
-    // Six runs, the two ways taking turns at going first (this VM's memory state after a
-    // large free shifts the next allocation's cost): best and median of each.
-    let gathered = |r: &mut Regions| {
+    let mut kept = plan_pieces(z, n_in, d);
+    let mut way = |w: usize, r: &mut Regions| {
         let t = Instant::now();
-        let plans = plan_msms(z, n_in, d);
-        r.write([vec![&plans.l], vec![&plans.a], vec![&plans.b]]);
-        drop(plans);
+        match w {
+            0 => {
+                let plans = plan_msms(z, n_in, d);
+                r.write([vec![&plans.l], vec![&plans.a], vec![&plans.b]]);
+            }
+            1 => r.write(plan_pieces(z, n_in, d).each()),
+            _ => {
+                kept.scan(z, n_in, d);
+                r.write(kept.each());
+            }
+        }
         t.elapsed().as_secs_f64()
     };
-    let in_pieces = |r: &mut Regions| {
-        let t = Instant::now();
-        let pieces = plan_pieces(z, n_in, d);
-        r.write(pieces.each());
-        drop(pieces);
-        t.elapsed().as_secs_f64()
-    };
-    let (mut t_gathered, mut t_pieces) = (Vec::new(), Vec::new());
+    const WAYS: [&str; 3] = [
+        "plans gathered, then copied (before)",
+        "the scan's pieces copied once, fresh buffers (`plan_pieces`)",
+        "the scan's pieces copied once, buffers kept (`PlanPieces::scan`, host-prep now)",
+    ];
+    let mut times: [Vec<f64>; 3] = Default::default();
     for run in 0..6 {
-        let (g, p) = if run % 2 == 0 {
-            let g = gathered(&mut before);
-            (g, in_pieces(&mut now))
-        } else {
-            let p = in_pieces(&mut now);
-            (gathered(&mut before), p)
-        };
-        assert!(before == now, "the regions differ (run {run})");
-        println!(
-            "run {run}: into the slot, gathered then copied {g:.3} s, pieces copied once \
-             {p:.3} s (regions equal; {} first)",
-            if run % 2 == 0 { "gathered" } else { "pieces" }
+        let mut line = format!("run {run}:");
+        for i in 0..3 {
+            let w = (run + i) % 3;
+            let t = way(w, &mut regions[w]);
+            times[w].push(t);
+            line += &format!(
+                " {} {t:.3} s;",
+                ["gathered", "fresh pieces", "kept pieces"][w]
+            );
+        }
+        assert!(
+            regions[0] == regions[1] && regions[0] == regions[2],
+            "the regions differ (run {run})"
         );
-        t_gathered.push(g);
-        t_pieces.push(p);
+        println!("{line} regions equal");
     }
-    let (best_gathered, median_gathered) = best_and_median(&mut t_gathered);
-    let (best_pieces, median_pieces) = best_and_median(&mut t_pieces);
+    let stats = times.map(|mut t| best_and_median(&mut t));
     println!("\n| prep_msm (L, A, B plans) | best of 3 | ratio |\n|---|---|---|");
     println!("| a scan a plan (before) | {best_each:.3} s | 1.00x |");
     println!(
@@ -195,14 +204,11 @@ fn main() {
         "\n| prep_msm into a slot's prep regions | best of 6 | ratio | median of 6 | ratio |\n\
          |---|---|---|---|---|"
     );
-    println!(
-        "| plans gathered, then copied (before) | {best_gathered:.3} s | 1.00x | \
-         {median_gathered:.3} s | 1.00x |"
-    );
-    println!(
-        "| the scan's pieces copied once (`plan_pieces`) | {best_pieces:.3} s | **{:.2}x** | \
-         {median_pieces:.3} s | **{:.2}x** |",
-        best_gathered / best_pieces,
-        median_gathered / median_pieces
-    );
+    for (name, (best, median)) in WAYS.iter().zip(stats) {
+        println!(
+            "| {name} | {best:.3} s | {:.2}x | {median:.3} s | {:.2}x |",
+            stats[0].0 / best,
+            stats[0].1 / median
+        );
+    }
 }

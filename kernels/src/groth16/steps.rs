@@ -120,14 +120,50 @@ pub fn assignment_to_limbs(v: &mut [Fr]) -> &[Limbs] {
 
 /// The L, A and B plans as prep_msm's scan leaves them: the inputs' plans (a few
 /// hundred variables), then the aux chunks' parts (`MsmPlan::scan_parts`). Each plan is
-/// its pieces concatenated; host-prep copies them into its slot once ([`PlanPieces::each`]),
+/// its pieces concatenated; host-prep copies them into its slot once ([`PlanPieces::each`])
+/// and keeps the pieces' buffers for its next partition ([`PlanPieces::scan`]),
 /// [`plan_msms`] gathers them into vectors.
+#[derive(Default)]
 pub struct PlanPieces {
     inputs: [MsmPlan; 3],
     aux: Vec<[MsmPlan; 3]>,
 }
 
 impl PlanPieces {
+    /// [`plan_msms`]' scan of `z` into these pieces: the previous scan's are cleared and
+    /// their capacity reused (`MsmPlan::scan_parts_into`).
+    pub fn scan(&mut self, z: &[Limbs], n_in: usize, d: Densities<'_>) {
+        let (z_in, z_aux) = z.split_at(n_in);
+        let b_in = density_count(d.b_input, n_in);
+        // The inputs first (a few hundred): A has every input (its `input · 0 = 0`
+        // constraint), B those of its density; L has none.
+        let inputs = |density| {
+            MsmPlan::build(&[Query {
+                scalars: z_in,
+                scalar_start: 0,
+                base_start: 0,
+                density,
+            }])
+        };
+        self.inputs = [MsmPlan::default(), inputs(None), inputs(Some(d.b_input))];
+        // Then the aux variables, read once for the three: L has every one (its bases from
+        // 0), A those of its aux density (after the inputs' bases), B those of its own.
+        let reader = |base_start, density| Reader {
+            base_start,
+            density,
+        };
+        MsmPlan::scan_parts_into(
+            &mut self.aux,
+            z_aux,
+            n_in,
+            [
+                reader(0, None),
+                reader(n_in, Some(d.a_aux)),
+                reader(b_in, Some(d.b_aux)),
+            ],
+        );
+    }
+
     /// The pieces of L, A and B, each in its order.
     pub fn each(&self) -> [Vec<&MsmPlan>; 3] {
         std::array::from_fn(|k| {
@@ -147,35 +183,9 @@ pub fn plan_msms(z: &[Limbs], n_in: usize, d: Densities<'_>) -> MsmPlans {
 
 /// [`plan_msms`]' scan, its plans left in pieces.
 pub fn plan_pieces(z: &[Limbs], n_in: usize, d: Densities<'_>) -> PlanPieces {
-    let (z_in, z_aux) = z.split_at(n_in);
-    let b_in = density_count(d.b_input, n_in);
-    // The inputs first (a few hundred): A has every input (its `input · 0 = 0` constraint),
-    // B those of its density; L has none.
-    let inputs = |density| {
-        MsmPlan::build(&[Query {
-            scalars: z_in,
-            scalar_start: 0,
-            base_start: 0,
-            density,
-        }])
-    };
-    let inputs = [MsmPlan::default(), inputs(None), inputs(Some(d.b_input))];
-    // Then the aux variables, read once for the three: L has every one (its bases from
-    // 0), A those of its aux density (after the inputs' bases), B those of its own.
-    let reader = |base_start, density| Reader {
-        base_start,
-        density,
-    };
-    let aux = MsmPlan::scan_parts(
-        z_aux,
-        n_in,
-        [
-            reader(0, None),
-            reader(n_in, Some(d.a_aux)),
-            reader(b_in, Some(d.b_aux)),
-        ],
-    );
-    PlanPieces { inputs, aux }
+    let mut pieces = PlanPieces::default();
+    pieces.scan(z, n_in, d);
+    pieces
 }
 
 /// H = (A·B − C)/Z by six NTTs, in `a`; returns its n − 1 coefficients as canonical

@@ -114,6 +114,21 @@ impl MsmPlan {
         scalar_start: usize,
         readers: [Reader<'_>; K],
     ) -> Vec<[MsmPlan; K]> {
+        let mut parts = Vec::new();
+        MsmPlan::scan_parts_into(&mut parts, scalars, scalar_start, readers);
+        parts
+    }
+
+    /// [`MsmPlan::scan_parts`] into parts kept from an earlier scan: each chunk's lists
+    /// are cleared and refilled in the capacity they already have, so a process that
+    /// keeps them (host-prep, a partition after another of the same shape) allocates and
+    /// faults in nothing here (FIELD-NOTES: reuse buffers rather than free them).
+    pub fn scan_parts_into<const K: usize>(
+        parts: &mut Vec<[MsmPlan; K]>,
+        scalars: &[Limbs],
+        scalar_start: usize,
+        readers: [Reader<'_>; K],
+    ) {
         let n = scalars.len();
         let chunks = n.div_ceil(CHUNK);
         // Each reader's base index at the start of each chunk: a prefix sum of densities.
@@ -130,35 +145,37 @@ impl MsmPlan {
                 })
                 .collect()
         });
-        (0..chunks)
-            .into_par_iter()
-            .map(|c| {
-                let mut part: [MsmPlan; K] = std::array::from_fn(|_| MsmPlan::default());
-                let mut base: [usize; K] = std::array::from_fn(|k| starts[k][c]);
-                let first = c * CHUNK;
-                let run = &scalars[first..(first + CHUNK).min(n)];
-                for (i, s) in (first..).zip(run) {
-                    let what = kind(s);
-                    for k in 0..K {
-                        if let Some(d) = readers[k].density {
-                            if !density_bit(d, i) {
-                                continue;
-                            }
+        parts.resize_with(chunks, || std::array::from_fn(|_| MsmPlan::default()));
+        parts.par_iter_mut().enumerate().for_each(|(c, part)| {
+            part.iter_mut().for_each(MsmPlan::clear);
+            let mut base: [usize; K] = std::array::from_fn(|k| starts[k][c]);
+            let first = c * CHUNK;
+            let run = &scalars[first..(first + CHUNK).min(n)];
+            for (i, s) in (first..).zip(run) {
+                let what = kind(s);
+                for k in 0..K {
+                    if let Some(d) = readers[k].density {
+                        if !density_bit(d, i) {
+                            continue;
                         }
-                        let p = &mut part[k];
-                        match what {
-                            Kind::Zero => p.zeros += 1,
-                            Kind::One => p.ones.push(base[k] as u32),
-                            Kind::Other => {
-                                p.terms.push([base[k] as u32, (scalar_start + i) as u32])
-                            }
-                        }
-                        base[k] += 1;
                     }
+                    let p = &mut part[k];
+                    match what {
+                        Kind::Zero => p.zeros += 1,
+                        Kind::One => p.ones.push(base[k] as u32),
+                        Kind::Other => p.terms.push([base[k] as u32, (scalar_start + i) as u32]),
+                    }
+                    base[k] += 1;
                 }
-                part
-            })
-            .collect()
+            }
+        });
+    }
+
+    /// Empties the plan, keeping its lists' capacity.
+    pub fn clear(&mut self) {
+        self.ones.clear();
+        self.terms.clear();
+        self.zeros = 0;
     }
 
     /// One plan from pieces that each cover a run of its variables, in order.
@@ -283,6 +300,37 @@ mod tests {
             }
         }
         plan
+    }
+
+    /// Parts kept from a scan and scanned into again (fewer chunks, other scalars) hold
+    /// exactly what a fresh scan of the second run makes: nothing of the first is left.
+    #[test]
+    fn kept_parts_scanned_again_are_a_fresh_scan() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let (big, small) = (
+            scalars(4 * CHUNK + 5, &mut rng),
+            scalars(CHUNK + 77, &mut rng),
+        );
+        let d = bits(big.len(), &mut rng);
+        let readers = [
+            Reader {
+                base_start: 3,
+                density: None,
+            },
+            Reader {
+                base_start: 0,
+                density: Some(&d[..]),
+            },
+        ];
+        let mut kept = MsmPlan::scan_parts(&big, 0, readers);
+        MsmPlan::scan_parts_into(&mut kept, &small, 9, readers);
+        let fresh = MsmPlan::scan_parts(&small, 9, readers);
+        assert_eq!(kept.len(), 2);
+        for (k, f) in kept.iter().zip(&fresh) {
+            for (k, f) in k.iter().zip(f) {
+                assert_eq!((&k.ones, &k.terms, k.zeros), (&f.ones, &f.terms, f.zeros));
+            }
+        }
     }
 
     /// One scan for three readers gives each plan what its definition gives (and so

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Parser;
 use cuzk_host_prep::prep_slot;
+use cuzk_kernels::groth16::steps::PlanPieces;
 use cuzk_shm_layout::timeline::names;
 use cuzk_shm_layout::{At, SlotState, Stage};
 use cuzk_stage_common::pass_through::{live_job, ms};
@@ -29,6 +30,8 @@ fn run(args: Args) -> Result<()> {
     let rt = StageRuntime::start(args.stage, Stage::HostPrep)?;
     let to_gpu = rt.control.sender(SlotState::Prepped)?;
     let mut srs = SrsCache::new(&rt.srs_dir(), rt.args.trust_params);
+    // prep_msm's buffers, kept from one partition to the next.
+    let mut pieces = PlanPieces::default();
     rt.serve(Stage::HostPrep, |claim| {
         let Some((job, mut claim)) = live_job(&rt, claim, &to_gpu)? else {
             return Ok(());
@@ -40,7 +43,7 @@ fn run(args: Args) -> Result<()> {
             .map_err(anyhow::Error::from)
             .and_then(|spec| {
                 let b_g2 = spec.b_g2_in(BG2Stage::HostPrep);
-                prep_slot(&mut claim, &srs.for_job(&spec)?, b_g2)
+                prep_slot(&mut claim, &srs.for_job(&spec)?, b_g2, &mut pieces)
             });
         match prepped {
             Ok(report) => {
