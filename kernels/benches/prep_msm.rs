@@ -16,7 +16,6 @@
 use std::time::Instant;
 
 use blstrs::Scalar as Fr;
-use cuzk_kernels::copy::gather_on_threads;
 use cuzk_kernels::groth16::steps::{
     assignment_to_limbs, plan_msms, plan_pieces, Densities, MsmPlans,
 };
@@ -70,10 +69,7 @@ impl Regions {
     /// What `slot_view::write_plan` copies: each plan's pieces, one after another.
     fn write(&mut self, plans: [Vec<&MsmPlan>; 3]) {
         for (k, pieces) in plans.iter().enumerate() {
-            let ones: Vec<&[u32]> = pieces.iter().map(|p| &p.ones[..]).collect();
-            let terms: Vec<&[Term]> = pieces.iter().map(|p| &p.terms[..]).collect();
-            gather_on_threads(&mut self.ones[k], &ones);
-            gather_on_threads(&mut self.terms[k], &terms);
+            MsmPlan::gather_into(pieces, &mut self.ones[k], &mut self.terms[k]);
         }
     }
 }

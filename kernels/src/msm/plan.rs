@@ -7,6 +7,7 @@ use super::curve::AffinePoint;
 use super::pippenger::{msm, Term};
 use super::scalars::{Limbs, ONE, ZERO};
 use super::sum_indexed;
+use crate::copy::gather_on_threads;
 use crate::witness::{density_bit, density_count};
 
 /// A run of variables an MSM reads, and where its bases start.
@@ -100,8 +101,12 @@ impl MsmPlan {
     ) {
         let parts = MsmPlan::scan_parts(scalars, scalar_start, readers);
         for (k, plan) in plans.into_iter().enumerate() {
-            let pieces: Vec<&MsmPlan> = parts.iter().map(|p| &p[k]).collect();
-            plan.append(&pieces);
+            // What the plan held (a few hundred inputs where it held anything), then the run.
+            let head = std::mem::take(plan);
+            let pieces: Vec<&MsmPlan> = std::iter::once(&head)
+                .chain(parts.iter().map(|p| &p[k]))
+                .collect();
+            *plan = MsmPlan::gather(&pieces);
         }
     }
 
@@ -180,18 +185,33 @@ impl MsmPlan {
 
     /// One plan from pieces that each cover a run of its variables, in order.
     pub fn gather(pieces: &[&MsmPlan]) -> MsmPlan {
-        let mut plan = MsmPlan::default();
-        plan.append(pieces);
+        let [ones, terms, zeros] = MsmPlan::counts(pieces);
+        // Zeroed vectors are untouched pages until the copy writes them (one pass).
+        let mut plan = MsmPlan {
+            ones: vec![0; ones],
+            terms: vec![[0; 2]; terms],
+            zeros,
+        };
+        MsmPlan::gather_into(pieces, &mut plan.ones, &mut plan.terms);
         plan
     }
 
-    /// Appends the pieces' ones, terms and zeros, in order (copied on the pool's threads).
-    fn append(&mut self, pieces: &[&MsmPlan]) {
-        let ones: Vec<&[u32]> = pieces.iter().map(|p| &p.ones[..]).collect();
-        let terms: Vec<&[Term]> = pieces.iter().map(|p| &p.terms[..]).collect();
-        append_all(&mut self.ones, &ones);
-        append_all(&mut self.terms, &terms);
-        self.zeros += pieces.iter().map(|p| p.zeros).sum::<usize>();
+    /// The pieces' ones, terms and zeros counted together.
+    pub fn counts(pieces: &[&MsmPlan]) -> [usize; 3] {
+        pieces.iter().fold([0; 3], |[o, t, z], p| {
+            [o + p.ones.len(), t + p.terms.len(), z + p.zeros]
+        })
+    }
+
+    /// Copies the pieces' ones and terms, one after another, into `ones` and `terms`
+    /// (exactly [`MsmPlan::counts`] long) on the pool's threads: a 32 GiB partition's
+    /// ones are ~250 MB a plan, which one thread's copy would leave as a serial tail after
+    /// the parallel scan. Wherever a plan is written (a vector, a slot's prep region).
+    pub fn gather_into(pieces: &[&MsmPlan], ones: &mut [u32], terms: &mut [Term]) {
+        let ones_from: Vec<&[u32]> = pieces.iter().map(|p| &p.ones[..]).collect();
+        let terms_from: Vec<&[Term]> = pieces.iter().map(|p| &p.terms[..]).collect();
+        gather_on_threads(ones, &ones_from);
+        gather_on_threads(terms, &terms_from);
     }
 
     /// Σ over the plan: batch addition of the ones plus Pippenger over the rest.
@@ -226,30 +246,6 @@ impl PlanRef<'_> {
         );
         ones + rest
     }
-}
-
-/// Appends the slices to `dst` in their order, copied on the pool's threads: a 32 GiB
-/// partition's ones are ~250 MB a plan, which one thread's copy would leave as a serial
-/// tail after the parallel scan.
-fn append_all<T: Copy + Send + Sync>(dst: &mut Vec<T>, parts: &[&[T]]) {
-    let total: usize = parts.iter().map(|p| p.len()).sum();
-    dst.reserve(total);
-    let len = dst.len();
-    let mut spare = &mut dst.spare_capacity_mut()[..total];
-    let mut pieces = Vec::with_capacity(parts.len());
-    for part in parts {
-        let (head, rest) = std::mem::take(&mut spare).split_at_mut(part.len());
-        pieces.push((head, *part));
-        spare = rest;
-    }
-    pieces.into_par_iter().for_each(|(to, from)| {
-        for (t, f) in to.iter_mut().zip(from) {
-            t.write(*f);
-        }
-    });
-    // SAFETY: the `total` elements after the first `len` are the pieces, each of which
-    // was written whole just above (the pieces tile them: their lengths sum to `total`).
-    unsafe { dst.set_len(len + total) };
 }
 
 /// Set bits in [start, start + len) of a bitmap; `start` is a multiple of 64.

@@ -2,7 +2,6 @@
 //! is `cuzk_shm_layout::shape`; this module only gives the bytes their element types.
 
 use blstrs::{G1Projective, G2Projective, Scalar as Fr};
-use cuzk_kernels::copy::gather_on_threads;
 use cuzk_kernels::groth16::steps::{assignment_to_limbs, Densities};
 use cuzk_kernels::msm::scalars::Limbs;
 use cuzk_kernels::msm::{MsmPlan, PlanRef, Term};
@@ -149,24 +148,19 @@ pub fn densities<'c>(claim: &'c SlotClaim<'_>) -> Densities<'c> {
 /// at the next 8-byte boundary. Each piece is copied once, straight from where the scan
 /// made it. Returns the header written.
 pub fn write_plan(region: &mut [u8], pieces: &[&MsmPlan]) -> PrepHeader {
-    let ones: Vec<&[u32]> = pieces.iter().map(|p| &p.ones[..]).collect();
-    let terms: Vec<&[Term]> = pieces.iter().map(|p| &p.terms[..]).collect();
+    let [ones, terms, zeros] = MsmPlan::counts(pieces);
     let header = PrepHeader {
-        ones: ones.iter().map(|o| o.len() as u64).sum(),
-        terms: terms.iter().map(|t| t.len() as u64).sum(),
-        zeros: pieces.iter().map(|p| p.zeros as u64).sum(),
+        ones: ones as u64,
+        terms: terms as u64,
+        zeros: zeros as u64,
     };
     let (head, body) = region.split_at_mut(PREP_HEADER_BYTES as usize);
     cast_mut::<PrepHeader>(head)[0] = header;
-    let ones_bytes = (header.ones as usize * 4).div_ceil(8) * 8;
-    let (ones_region, terms_region) = body.split_at_mut(ones_bytes);
-    gather_on_threads(
-        &mut cast_mut::<u32>(ones_region)[..header.ones as usize],
-        &ones,
-    );
-    gather_on_threads(
-        &mut cast_mut::<Term>(terms_region)[..header.terms as usize],
-        &terms,
+    let (ones_region, terms_region) = body.split_at_mut((ones * 4).div_ceil(8) * 8);
+    MsmPlan::gather_into(
+        pieces,
+        &mut cast_mut::<u32>(ones_region)[..ones],
+        &mut cast_mut::<Term>(terms_region)[..terms],
     );
     header
 }
