@@ -19,7 +19,10 @@
 //!   (kernels that synchronize a block) are done by the driver;
 //! - H in Lagrange form (cuda_on_host/lagrange.rs): LC and LD' through ec_dft.cu's kernels
 //!   against `groth16::lagrange`, their GLV products alone on edge and random scalars, c's
-//!   kinds (h_c_kinds) and the coset scalars.
+//!   kinds (h_c_kinds) and the coset scalars;
+//! - a and b from a recorded R1CS (cuda_on_host/r1cs.rs): r1cs_eval against synthesis's a,
+//!   b and its CPU reference `DeviceForm::row`, with the a·b = c check finding a tampered
+//!   coefficient's row.
 //!
 //! This checks the CUDA source text without a GPU; it does not check what NVRTC/ptxas make
 //! of it, nor the host launch code (the device check `cuzk-gpu-check msm-g2` does). Needs a
@@ -43,12 +46,15 @@ use rand_chacha::ChaCha8Rng;
 
 // The field products (fields.rs) and the madd's lazily reduced Fp (lazy_madd.rs), in
 // files of their own beside this harness.
+mod chain_circuit;
 #[path = "cuda_on_host/fields.rs"]
 mod fields;
 #[path = "cuda_on_host/lagrange.rs"]
 mod lagrange;
 #[path = "cuda_on_host/lazy_madd.rs"]
 mod lazy_madd;
+#[path = "cuda_on_host/r1cs.rs"]
+mod r1cs;
 
 /// CUDA qualifiers and intrinsics the sources use, for a host compiler. One thread at a
 /// time: `__syncthreads` cannot be honoured, so kernels that need it are not run.
@@ -60,7 +66,7 @@ const DRIVER: &str = include_str!("cuda_on_host/driver.cpp");
 
 /// The sources the driver uses, in the order NVRTC sees them (ntt.cu, srs.cu, selftest.cu
 /// are not needed).
-const LAYERS: [&str; 10] = [
+const LAYERS: [&str; 11] = [
     "field.cuh",
     "bls12_381.cuh",
     "shoup.cuh",
@@ -71,6 +77,7 @@ const LAYERS: [&str; 10] = [
     "ec_dft.cu",
     "h_lagrange.cu",
     "c_fold.cu",
+    "r1cs.cu",
 ];
 
 /// Builds the driver in `dir`. A missing C++ compiler fails the test: the check must run

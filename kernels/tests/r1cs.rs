@@ -8,6 +8,7 @@ mod chain_circuit;
 
 use blstrs::Scalar as Fr;
 use chain_circuit::chain;
+use cuzk_kernels::msm::scalars::to_limbs_vec;
 use cuzk_kernels::witness::{
     first_difference, synthesize_into, BlockLayout, CValues, CircuitShape, OwnedWitness, R1cs,
     R1csError, Recorded, Which,
@@ -191,4 +192,41 @@ fn the_prefix_and_one_block_moved_are_the_whole_circuits_matrices() {
     // Block 3 of the skewed circuit has one constraint more: its rows no longer line up.
     let skewed = Recorded::record(chain(3, 0..7, true), Which::ALL).unwrap();
     assert!(by_block(3, 7).differs_from(&skewed).is_some());
+}
+
+/// The device's form of a recording evaluated limb for limb as kernels/cuda/r1cs.cu does
+/// (`DeviceForm::row`: Montgomery products over canonical z, coefficients kept as c·R²)
+/// gives synthesis's a, b and c = C·z on every row of the domain, bellperson's input rows
+/// and the zeros after them included: from a whole recording, from the prefix and one
+/// block, and from a two-block layout stretched to more blocks (what the device's
+/// domain-sized timing does with a small recording).
+#[test]
+fn the_device_form_gives_synthesis_a_b_and_c() {
+    for blocks in [2, 4, 9] {
+        let seed = 31 + blocks as u64;
+        let (mut want, shape) = built(seed, blocks, CValues::Written);
+        let w = want.buffers();
+        let mut z = to_limbs_vec(&w.inputs[..shape.num_inputs]);
+        z.extend(to_limbs_vec(&w.aux[..shape.num_aux]));
+        let whole =
+            R1cs::whole(Recorded::record(chain(seed, 0..blocks, false), Which::ALL).unwrap());
+        let mut stretched = by_block(seed, 2).device_form();
+        stretched.layout.blocks = blocks;
+        for (name, form) in [
+            ("whole", whole.device_form()),
+            ("prefix and one block", by_block(seed, blocks).device_form()),
+            ("stretched", stretched),
+        ] {
+            assert_eq!(form.layout.shape(), shape, "{name}");
+            assert_eq!(form.rows(), shape.num_constraints - shape.num_inputs);
+            for g in 0..shape.domain_size() {
+                let got = form.row(g, &z);
+                assert_eq!(
+                    got,
+                    [w.a[g], w.b[g], w.c[g]],
+                    "{name}, {blocks} blocks, row {g}"
+                );
+            }
+        }
+    }
 }

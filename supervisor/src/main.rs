@@ -6,6 +6,7 @@
 mod admission;
 mod bench_c2;
 mod bench_gpu;
+mod bench_r1cs_device;
 mod bench_synthesis;
 mod bench_witness;
 mod children;
@@ -70,6 +71,9 @@ enum BenchCommand {
     /// A real C1's partitions synthesized in one piece on one thread and a run of
     /// challenges per thread, side by side, buffers compared every run.
     Synthesis(bench_synthesis::BenchSynthesisArgs),
+    /// a and b made on the device from the recorded R1CS against the host's evaluation of
+    /// the same recording, on a real C1's partition 0 (and stretched to a larger domain).
+    R1csDevice(bench_r1cs_device::BenchR1csDeviceArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -95,7 +99,9 @@ impl Command {
             Command::Run(_) | Command::Status(_) => None,
             Command::Bench(BenchCommand::C2(args)) => args.c1.param_cache.as_deref(),
             Command::Bench(BenchCommand::Gpu(args)) => args.c1.param_cache.as_deref(),
-            Command::Bench(BenchCommand::Witness(_) | BenchCommand::Synthesis(_)) => None,
+            Command::Bench(
+                BenchCommand::Witness(_) | BenchCommand::Synthesis(_) | BenchCommand::R1csDevice(_),
+            ) => None,
         }
     }
 }
@@ -134,6 +140,9 @@ fn main() -> ExitCode {
         }
         Command::Bench(BenchCommand::Synthesis(args)) => {
             bench_synthesis::run(args).map(|()| ExitCode::SUCCESS)
+        }
+        Command::Bench(BenchCommand::R1csDevice(args)) => {
+            bench_r1cs_device::run(args).map(|()| ExitCode::SUCCESS)
         }
         Command::Fixture(FixtureCommand::Seal(args)) => {
             fixture::run(args).map(|()| ExitCode::SUCCESS)

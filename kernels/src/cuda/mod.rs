@@ -20,6 +20,7 @@ pub mod msm;
 pub mod msm_g2;
 mod ntt;
 mod prover;
+pub mod r1cs_eval;
 pub mod source;
 mod staged_upload;
 mod step_log;

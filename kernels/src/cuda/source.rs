@@ -14,7 +14,7 @@ use cudarc::nvrtc::{result, sys};
 use super::GpuError;
 
 /// The `.cu` files of `kernels/cuda/`, in layer order.
-pub const SOURCES: [(&str, &str); 14] = [
+pub const SOURCES: [(&str, &str); 15] = [
     ("field.cuh", include_str!("../../cuda/field.cuh")),
     ("bls12_381.cuh", include_str!("../../cuda/bls12_381.cuh")),
     ("shoup.cuh", include_str!("../../cuda/shoup.cuh")),
@@ -26,6 +26,7 @@ pub const SOURCES: [(&str, &str); 14] = [
     ("ec_dft.cu", include_str!("../../cuda/ec_dft.cu")),
     ("h_lagrange.cu", include_str!("../../cuda/h_lagrange.cu")),
     ("c_fold.cu", include_str!("../../cuda/c_fold.cu")),
+    ("r1cs.cu", include_str!("../../cuda/r1cs.cu")),
     ("srs.cu", include_str!("../../cuda/srs.cu")),
     ("selftest.cu", include_str!("../../cuda/selftest.cu")),
     ("ceiling.cu", include_str!("../../cuda/ceiling.cu")),

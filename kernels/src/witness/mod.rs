@@ -11,6 +11,7 @@ pub mod blocks;
 mod buffers;
 pub mod c_matrix;
 pub mod census;
+pub mod device_form;
 pub mod matrix;
 mod matrix_runs;
 pub mod r1cs;

@@ -35,11 +35,11 @@ use super::{CValues, CircuitShape, WitnessBuffers, WitnessError};
 /// row's entries start, and the density bitmaps (which variables occur in A and B).
 pub struct R1cs {
     /// The prefix and block 0 (or the whole circuit, with no blocks), in its own numbering.
-    m: Recorded,
-    layout: BlockLayout,
-    kinds: [Vec<Coeff>; 3],
+    pub(super) m: Recorded,
+    pub(super) layout: BlockLayout,
+    pub(super) kinds: [Vec<Coeff>; 3],
     /// Row j's entries of each matrix: `starts[j]..starts[j + 1]`.
-    starts: [Vec<u32>; 3],
+    pub(super) starts: [Vec<u32>; 3],
     a_aux_density: Vec<u64>,
     b_aux_density: Vec<u64>,
     b_input_density: Vec<u64>,
@@ -273,8 +273,10 @@ impl R1cs {
 
     /// a = A·z, b = B·z and (with [`CValues::Written`]) c = C·z for the assignment in
     /// `bufs`, every recorded row checked (a·b = c); bellperson's input rows (a = the
-    /// input, b = c = 0), zeros to the domain's end, the density bitmaps.
-    fn evaluate_into(
+    /// input, b = c = 0), zeros to the domain's end, the density bitmaps. The second half
+    /// of [`R1cs::synthesize_into`], public to be timed on its own (`cuzk bench
+    /// r1cs-device`: the host's side of a and b made on the device).
+    pub fn evaluate_into(
         &self,
         shape: &CircuitShape,
         bufs: &mut WitnessBuffers<'_>,

@@ -246,6 +246,45 @@ static void c_fold_op(unsigned n) {
   wr(out.data(), n * sizeof(affine_t));
 }
 
+// op 25, n (the domain): for A, B, C each (recorded rows + 1, entries, coefficients), then
+// each's starts, entries (var, coefficient index), coefficients (c·R²), kinds; the layout
+// (r1cs_eval.rs R1csLayout, 72 bytes); z's length and z (canonical); the check flag ->
+// a, b (n each, Montgomery) and the first unsatisfied row (~0: none), as
+// r1cs_eval::eval_on_device launches r1cs_eval.
+static void r1cs_op(unsigned n) {
+  unsigned hdr[9];
+  rd(hdr, sizeof hdr);
+  std::vector<unsigned> start[3], kind[3];
+  std::vector<uint2> ent[3];
+  std::vector<fr_t> coeff[3];
+  R1csMat m[3];
+  for (int i = 0; i < 3; i++) {
+    start[i].resize(hdr[3 * i]);
+    ent[i].resize(hdr[3 * i + 1]);
+    coeff[i].resize(hdr[3 * i + 2]);
+    kind[i].resize(hdr[3 * i + 2]);
+  }
+  for (int i = 0; i < 3; i++) {
+    rd(start[i].data(), start[i].size() * 4);
+    rd(ent[i].data(), ent[i].size() * 8);
+    rd(coeff[i].data(), coeff[i].size() * sizeof(fr_t));
+    rd(kind[i].data(), kind[i].size() * 4);
+    m[i] = {start[i].data(), ent[i].data(), coeff[i].data(), kind[i].data()};
+  }
+  R1csLayout l;
+  static_assert(sizeof(R1csLayout) == 72, "r1cs_eval.rs R1csLayout");
+  rd(&l, sizeof l);
+  unsigned vars, check, bad = ~0u;
+  rd(&vars, 4);
+  std::vector<fr_t> z(vars), a(n), b(n);
+  rd(z.data(), vars * sizeof(fr_t));
+  rd(&check, 4);
+  grid(n, [&] { r1cs_eval(m[0], m[1], m[2], l, z.data(), a.data(), b.data(), check, &bad); }, R1CS_THREADS);
+  wr(a.data(), n * sizeof(fr_t));
+  wr(b.data(), n * sizeof(fr_t));
+  wr(&bad, 4);
+}
+
 int main() {
   unsigned op, n;
   while (fread(&op, 4, 1, stdin) == 1) {
@@ -260,6 +299,8 @@ int main() {
       coset_scalars(n);
     } else if (op == 23) {
       c_fold_op(n);
+    } else if (op == 25) {
+      r1cs_op(n);
     } else if (op == 1) {  // Fp2 pairs -> a·b, a² (test_fp2_mul)
       for (unsigned i = 0; i < n; i++) {
         fp2_t a, b; rd(&a, sizeof a); rd(&b, sizeof b);

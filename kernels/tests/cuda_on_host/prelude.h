@@ -22,6 +22,9 @@ static inline void __syncthreads() {}
 static inline uint4 make_uint4(unsigned a, unsigned b, unsigned c, unsigned d) { return {a, b, c, d}; }
 struct uint2 { unsigned x, y; };
 static inline uint2 make_uint2(unsigned x, unsigned y) { return {x, y}; }
+static inline uint2 __ldg(const uint2* p) { return *p; }
+static inline unsigned __ldg(const unsigned* p) { return *p; }
+static inline unsigned atomicMin(unsigned* p, unsigned v) { unsigned o = *p; *p = o < v ? o : v; return o; }
 // Warp votes and shuffles with one thread at a time: each thread is alone in its warp, so a
 // ballot holds its own lane's bit and a shuffle returns its own value (h_c_kinds then takes
 // one atomic a thread, the same lists in another order).
