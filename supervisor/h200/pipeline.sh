@@ -3,7 +3,9 @@
 # .device/bin (see supervisor/h200/build.sh): 2 KiB test parameters made there, then
 #  1. `cuzk bench gpu`: the CUDA device against the CPU device on the real 2 KiB C1
 #     (sums equal, bit-exact proofs with the same r, s, verify_seal), with timings;
-#  2. `cuzk run` with the gpu stage on the GPU: a batch of real 2 KiB C1 files through
+#  2. `cuzk bench r1cs-device`: a and b made on the device from the recorded R1CS, equal to
+#     synthesis's on every row of the real 2 KiB partition, timed against the host's;
+#  3. `cuzk run` with the gpu stage on the GPU: a batch of real 2 KiB C1 files through
 #     the drop directory, every proof verified before it is written; the timeline analysed.
 # Results under $OUT; a short table last.
 source "$(dirname "$0")/env.sh"
@@ -16,6 +18,8 @@ echo "params generated in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b 
 "$B/cuzk" bench gpu --c1 tests/fixtures/porep-2KiB-a.c1.json --param-cache $P --runs ${RUNS:-3} \
   > "$OUT/bench-gpu.txt" 2>&1; bench_rc=$?
 tail -n 22 "$OUT/bench-gpu.txt"
+"$B/cuzk" bench r1cs-device --c1 tests/fixtures/porep-2KiB-a.c1.json --runs ${RUNS:-3} \
+  > "$OUT/bench-r1cs.txt" 2>&1; r1cs_rc=$?
 
 D=/tmp/cuzk-data
 rm -rf $D; mkdir -p $D/incoming
@@ -50,5 +54,6 @@ done | sort | uniq -c | tee "$OUT/verify.txt"
 tail -n 5 "$OUT/run.log"
 cat "$OUT/timeline.txt" | head -40
 echo "== summary"
-echo "bench gpu rc=$bench_rc; pipeline rc=$run_rc: $done_n/$N proofs in $wall s (incl. stage start and SRS load)"
+echo "bench gpu rc=$bench_rc; bench r1cs-device rc=$r1cs_rc; pipeline rc=$run_rc: $done_n/$N proofs in $wall s (incl. stage start and SRS load)"
 grep -E "GPU total|CPU H..B_G1 total|GPU vs CPU|synthesis" "$OUT/bench-gpu.txt"
+grep -E "equal synthesis|host: |device: a|host vs device|error" "$OUT/bench-r1cs.txt"
