@@ -108,6 +108,12 @@ impl CircuitsVisitor for SideBySide<'_> {
         z.extend(to_limbs_vec(&b.aux[..shape.num_aux]));
         let n = shape.domain_size();
         let form = r1cs.device_form();
+        println!(
+            "  {} of the {} recorded rows have more than {} entries in A, B or C: a warp each on the device",
+            form.long.len(),
+            form.m[0].start.len() - 1,
+            cuzk_kernels::witness::device_form::LONG
+        );
         let dev = eval_on_device(self.args.device, &form, &z, shape.domain_log2(), true, runs)?;
         if let Some(row) = dev.unsatisfied {
             bail!("the device found row {row} unsatisfied (a·b ≠ C·z) on a real witness");

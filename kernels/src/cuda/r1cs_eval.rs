@@ -135,6 +135,7 @@ pub fn eval_on_device(
     let bytes = form.m.iter().map(matrix_bytes).sum::<usize>()
         + (z.len() + 2 * n) * FR_BYTES
         + 4
+        + form.long.len() * 4
         + 16 * 256;
     dev.allocate(bytes)?;
     let ks = dev.compute;
@@ -155,6 +156,12 @@ pub fn eval_on_device(
     }
     let z_buf = put(&mut dev, z)?;
     let bad = put(&mut dev, &[u32::MAX])?;
+    let long = put(&mut dev, &form.long)?;
+    let (n_prefix, n_block) = (
+        form.long_in_prefix as u32,
+        (form.long.len() - form.long_in_prefix) as u32,
+    );
+    let instances = n_prefix as usize + n_block as usize * form.layout.blocks;
     let a_buf = dev.carve(n * FR_BYTES);
     let b_buf = dev.carve(n * FR_BYTES);
     dev.sync(ks)?;
@@ -164,11 +171,13 @@ pub fn eval_on_device(
     let mut times = Vec::new();
     for _ in 0..runs.max(1) {
         start.record(ks)?;
-        // SAFETY: r1cs_eval(ma, mb, mc, layout, z, a, b, check, bad): each matrix's start
-        // holds its recorded rows + 1 offsets into ent, whose coefficient indices are below
-        // the coefficients and kinds uploaded (made together by `device_form`); every
-        // variable of the layout's rows indexes z (n_in + n_aux values, checked above); a
-        // and b hold n values, the grid covers n threads; bad holds one u32.
+        // SAFETY: r1cs_eval(ma, mb, mc, layout, z, a, b, check, bad) and r1cs_eval_long(the
+        // same, long_rows, n_prefix, n_block, lanes): each matrix's start holds its recorded
+        // rows + 1 offsets into ent, whose coefficient indices are below the coefficients
+        // and kinds uploaded (made together by `device_form`); every variable of the
+        // layout's rows indexes z (n_in + n_aux values, checked above); a and b hold n
+        // values, the first grid covers n threads; bad holds one u32; long_rows holds
+        // n_prefix + n_block recorded rows and the second grid covers `instances` warps.
         unsafe {
             dev.launch(
                 "a and b from the recorded R1CS",
@@ -179,6 +188,18 @@ pub fn eval_on_device(
                 ks,
                 &mut args![
                     mats[0], mats[1], mats[2], layout, z_buf, a_buf.ptr, b_buf.ptr, check, bad
+                ],
+            )?;
+            dev.launch(
+                "a and b from the recorded R1CS: long rows",
+                dev.k.r1cs_eval_long,
+                ((instances * 32) as u32).div_ceil(THREADS),
+                THREADS,
+                0,
+                ks,
+                &mut args![
+                    mats[0], mats[1], mats[2], layout, z_buf, a_buf.ptr, b_buf.ptr, check, bad,
+                    long, n_prefix, n_block, 32u32
                 ],
             )?;
         }

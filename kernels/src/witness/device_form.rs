@@ -36,6 +36,10 @@ pub struct DeviceMatrix {
     pub kind: Vec<u32>,
 }
 
+/// Rows with more entries than this in any of A, B, C are made a warp a row (r1cs.cu
+/// R1CS_LONG): a warp waits for its longest row, and a few rows are ~1000 entries long.
+pub const LONG: usize = 8;
+
 pub const KIND_ONE: u32 = 0;
 pub const KIND_MINUS_ONE: u32 = 1;
 pub const KIND_OTHER: u32 = 2;
@@ -49,6 +53,10 @@ pub struct DeviceForm {
     pub layout: BlockLayout,
     /// R² mod r: mont(x, R²) = x·R, a canonical value into Montgomery form.
     pub r2: Limbs,
+    /// The recorded rows with more than [`LONG`] entries in any matrix, in order: the
+    /// prefix's first (`long_in_prefix` of them), then the block's.
+    pub long: Vec<u32>,
+    pub long_in_prefix: usize,
 }
 
 impl R1cs {
@@ -72,10 +80,22 @@ impl R1cs {
                     .collect(),
             }
         });
+        let recorded = m[0].start.len() - 1;
+        let long: Vec<u32> = (0..recorded)
+            .filter(|&j| {
+                m.iter()
+                    .any(|m| (m.start[j + 1] - m.start[j]) as usize > LONG)
+            })
+            .map(|j| j as u32)
+            .collect();
+        let long_in_prefix =
+            long.partition_point(|&j| (j as usize) < self.layout.prefix.constraints);
         DeviceForm {
             m,
             layout: self.layout,
             r2: to_limbs(&(r * r)),
+            long,
+            long_in_prefix,
         }
     }
 }

@@ -9,8 +9,9 @@ use bellperson::gadgets::num::AllocatedNum;
 use blstrs::Scalar as Fr;
 use ff::Field;
 
-/// A prefix (x, x², both public) then blocks of squarings, bits and products that read the
-/// prefix and their own variables; `skewed` gives block 3 one constraint more.
+/// A prefix (x, x², both public) then blocks of squarings, bits, products and a number
+/// packed from ten bits that read the prefix and their own variables; `skewed` gives
+/// block 3 one constraint more.
 #[derive(Clone)]
 pub struct Chain {
     seed: u64,
@@ -45,6 +46,28 @@ impl Circuit<Fr> for Chain {
                 |lc| lc + d.get_variable() + (Fr::from(3u64), x.get_variable()),
             );
             d.inputize(cs.namespace(|| "d in"))?;
+            // k's low ten bits packed into a number: a row of ten entries (longer than the
+            // device's short rows, r1cs.cu R1CS_LONG), coefficients 2^i.
+            let bits = (0..10)
+                .map(|i| {
+                    AllocatedBit::alloc(
+                        cs.namespace(|| format!("k bit {i}")),
+                        Some(k >> i & 1 == 1),
+                    )
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let packed =
+                AllocatedNum::alloc(cs.namespace(|| "k"), || Ok(Fr::from(k as u64 & 1023)))?;
+            cs.enforce(
+                || "k packed",
+                |lc| {
+                    bits.iter().enumerate().fold(lc, |lc, (i, bit)| {
+                        lc + (Fr::from(1u64 << i), bit.get_variable())
+                    })
+                },
+                |lc| lc + CS::one(),
+                |lc| lc + packed.get_variable(),
+            );
             if self.skewed && k == 3 {
                 let _ = d.square(cs.namespace(|| "extra"))?;
             }

@@ -248,9 +248,10 @@ static void c_fold_op(unsigned n) {
 
 // op 25, n (the domain): for A, B, C each (recorded rows + 1, entries, coefficients), then
 // each's starts, entries (var, coefficient index), coefficients (c·R²), kinds; the layout
-// (r1cs_eval.rs R1csLayout, 72 bytes); z's length and z (canonical); the check flag ->
-// a, b (n each, Montgomery) and the first unsatisfied row (~0: none), as
-// r1cs_eval::eval_on_device launches r1cs_eval.
+// (r1cs_eval.rs R1csLayout, 72 bytes); z's length and z (canonical); the check flag; the
+// long rows (in the prefix, in the block, then the rows) -> a, b (n each, Montgomery) and the
+// first unsatisfied row (~0: none), as r1cs_eval::eval_on_device launches r1cs_eval, then
+// r1cs_eval_long (a lane a row here: threads run one after another, no warp to share).
 static void r1cs_op(unsigned n) {
   unsigned hdr[9];
   rd(hdr, sizeof hdr);
@@ -279,7 +280,15 @@ static void r1cs_op(unsigned n) {
   std::vector<fr_t> z(vars), a(n), b(n);
   rd(z.data(), vars * sizeof(fr_t));
   rd(&check, 4);
+  unsigned nl[2];
+  rd(nl, sizeof nl);
+  std::vector<unsigned> long_rows(nl[0] + nl[1]);
+  rd(long_rows.data(), long_rows.size() * 4);
   grid(n, [&] { r1cs_eval(m[0], m[1], m[2], l, z.data(), a.data(), b.data(), check, &bad); }, R1CS_THREADS);
+  const unsigned instances = nl[0] + nl[1] * l.blocks;
+  grid(instances, [&] {
+    r1cs_eval_long(m[0], m[1], m[2], l, z.data(), a.data(), b.data(), check, &bad, long_rows.data(), nl[0], nl[1], 1);
+  }, R1CS_THREADS);
   wr(a.data(), n * sizeof(fr_t));
   wr(b.data(), n * sizeof(fr_t));
   wr(&bad, 4);

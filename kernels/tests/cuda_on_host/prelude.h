@@ -30,6 +30,7 @@ static inline unsigned atomicMin(unsigned* p, unsigned v) { unsigned o = *p; *p 
 // one atomic a thread, the same lists in another order).
 static inline unsigned __ballot_sync(unsigned, bool p) { return p ? 1u << (threadIdx.x & 31) : 0u; }
 static inline unsigned __shfl_sync(unsigned, unsigned v, int) { return v; }
+static inline unsigned __shfl_xor_sync(unsigned, unsigned v, int) { return v; }
 static inline int __ffs(unsigned x) { return __builtin_ffs((int)x); }
 static inline int __popc(unsigned x) { return __builtin_popcount(x); }
 static inline unsigned __brev(unsigned x) {

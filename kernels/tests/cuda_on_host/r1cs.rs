@@ -54,6 +54,11 @@ fn input(form: &DeviceForm, z: &[Limbs], log_n: u32, check: bool) -> Vec<u8> {
     v.extend((z.len() as u32).to_le_bytes());
     limbs(&mut v, z);
     v.extend((check as u32).to_le_bytes());
+    let in_block = form.long.len() - form.long_in_prefix;
+    for x in [form.long_in_prefix, in_block] {
+        v.extend((x as u32).to_le_bytes());
+    }
+    words(&mut v, &mut form.long.iter().copied());
     v
 }
 
@@ -100,11 +105,10 @@ fn r1cs_eval_built_for_the_host_gives_synthesis_a_and_b() {
             R1cs::whole(Recorded::record(chain(seed, 0..blocks, false), Which::ALL).unwrap());
         let by_block = R1cs::blocks(recorded_block(seed), layout(seed, blocks)).unwrap();
         for (name, r1cs) in [("whole", whole), ("prefix and one block", by_block)] {
-            let out = run(
-                &exe,
-                dir.path(),
-                &input(&r1cs.device_form(), &z, log_n, true),
-            );
+            let form = r1cs.device_form();
+            // Each block's packed number is a long row: r1cs_eval_long makes it.
+            assert!(!form.long.is_empty(), "{name}: long rows");
+            let out = run(&exe, dir.path(), &input(&form, &z, log_n, true));
             let (a, b, bad) = output(&out, 1 << log_n);
             assert_eq!(bad, None, "{name}, {blocks} blocks: every row holds");
             assert!(a == want_a, "{name}, {blocks} blocks: a");
