@@ -104,8 +104,10 @@ pub struct R1csEval {
     pub unsatisfied: Option<usize>,
     /// The form and z to the device (pageable memory).
     pub upload: Duration,
-    /// The kernel, each run (device events).
+    /// Both kernels, each run (device events).
     pub runs: Vec<Duration>,
+    /// Of each run, the long rows' kernel.
+    pub long: Vec<Duration>,
 }
 
 /// Evaluates `form` at `z` (canonical, inputs then aux) over the domain 2^log_n on device
@@ -167,8 +169,9 @@ pub fn eval_on_device(
     dev.sync(ks)?;
     let upload = started.elapsed();
     let check = check as u32;
-    let (start, end) = (dev.event()?, dev.event()?);
+    let (start, mid, end) = (dev.event()?, dev.event()?, dev.event()?);
     let mut times = Vec::new();
+    let mut long_times = Vec::new();
     for _ in 0..runs.max(1) {
         start.record(ks)?;
         // SAFETY: r1cs_eval(ma, mb, mc, layout, z, a, b, check, bad) and r1cs_eval_long(the
@@ -190,6 +193,7 @@ pub fn eval_on_device(
                     mats[0], mats[1], mats[2], layout, z_buf, a_buf.ptr, b_buf.ptr, check, bad
                 ],
             )?;
+            mid.record(ks)?;
             dev.launch(
                 "a and b from the recorded R1CS: long rows",
                 dev.k.r1cs_eval_long,
@@ -205,7 +209,11 @@ pub fn eval_on_device(
         }
         end.record(ks)?;
         dev.sync(ks)?;
-        times.push(Duration::from_secs_f64(start.ms_to(&end)? as f64 / 1e3));
+        let secs = |a: &device::Event, b| -> Result<Duration, GpuError> {
+            Ok(Duration::from_secs_f64(a.ms_to(b)? as f64 / 1e3))
+        };
+        times.push(secs(&start, &end)?);
+        long_times.push(secs(&mid, &end)?);
     }
     let mut a = vec![Fr::default(); n];
     let mut bv = vec![Fr::default(); n];
@@ -220,6 +228,7 @@ pub fn eval_on_device(
         unsatisfied: (first_bad[0] != u32::MAX).then_some(first_bad[0] as usize),
         upload,
         runs: times,
+        long: long_times,
     })
 }
 
