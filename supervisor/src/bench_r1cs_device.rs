@@ -59,6 +59,32 @@ fn best(v: &[Duration]) -> Duration {
     v.iter().copied().min().unwrap_or_default()
 }
 
+/// The host's side, `runs` times: a, b and the a·b = c check from the recording for the
+/// assignment in `w`, on every thread of the pool, as synthesis does after the assignment.
+fn host_runs(r1cs: &R1cs, w: &mut OwnedWitness, runs: usize) -> Result<Vec<Duration>> {
+    let shape = r1cs.shape();
+    (0..runs)
+        .map(|_| {
+            let started = Instant::now();
+            r1cs.evaluate_into(&shape, &mut w.buffers(), CValues::LeftOut)?;
+            Ok(started.elapsed())
+        })
+        .collect()
+}
+
+/// The steps' best times in ms, then the host's a, b and check against the device's
+/// kernels doing the same (both with the check).
+fn table(steps: Vec<(String, Duration)>, (host, device): (Duration, Duration)) {
+    println!("  {:<52} {:>10}", "step (best of runs)", "ms");
+    for (step, d) in steps {
+        println!("  {step:<52} {:>10.2}", ms(d));
+    }
+    println!(
+        "  host vs device kernels, both with the check (same run): {:.1}x",
+        host.as_secs_f64() / device.as_secs_f64().max(1e-9)
+    );
+}
+
 impl CircuitsVisitor for SideBySide<'_> {
     type Output = Result<()>;
 
@@ -95,14 +121,7 @@ impl CircuitsVisitor for SideBySide<'_> {
             CValues::LeftOut,
         )?;
         let t_synth = started.elapsed();
-        // The host's side: a, b and the a·b = c check from the same recording, on every
-        // thread of the pool, as synthesis does after the assignment.
-        let mut host = Vec::new();
-        for _ in 0..runs {
-            let started = Instant::now();
-            r1cs.evaluate_into(&shape, &mut w.buffers(), CValues::LeftOut)?;
-            host.push(started.elapsed());
-        }
+        let host = host_runs(&r1cs, &mut w, runs)?;
         let b = w.buffers();
         let mut z = to_limbs_vec(&b.inputs[..shape.num_inputs]);
         z.extend(to_limbs_vec(&b.aux[..shape.num_aux]));
@@ -130,34 +149,27 @@ impl CircuitsVisitor for SideBySide<'_> {
             shape.domain_log2(),
             shape.num_aux
         );
-        println!("  {:<52} {:>10}", "step (best of runs)", "ms");
-        for (step, d) in [
-            (
-                "synthesis from the recording (assignment + a, b)".to_string(),
-                t_synth,
-            ),
-            (
-                format!("host: a, b and the check ({threads} threads)"),
-                best(&host),
-            ),
-            (
-                "device: the form and z uploaded (pageable)".to_string(),
-                dev.upload,
-            ),
-            (
-                "device: a, b and the check (kernels)".to_string(),
-                best(&dev.runs),
-            ),
-            (
-                "  of which the long rows' kernel".to_string(),
-                best(&dev.long),
-            ),
-        ] {
-            println!("  {step:<52} {:>10.2}", ms(d));
-        }
-        println!(
-            "  host vs device kernel (same run): {:.1}x",
-            best(&host).as_secs_f64() / best(&dev.runs).as_secs_f64().max(1e-9)
+        table(
+            vec![
+                (
+                    "synthesis from the recording (assignment + a, b)".into(),
+                    t_synth,
+                ),
+                (
+                    format!("host: a, b and the check ({threads} threads)"),
+                    best(&host),
+                ),
+                (
+                    "device: the form and z uploaded (pageable)".into(),
+                    dev.upload,
+                ),
+                (
+                    "device: a, b and the check (kernels)".into(),
+                    best(&dev.runs),
+                ),
+                ("  of which the long rows' kernel".into(), best(&dev.long)),
+            ],
+            (best(&host), best(&dev.runs)),
         );
         if let Some(log) = self.args.stretch_log {
             stretched(self.args.device, one, layout, &z, log, runs)?;
@@ -220,12 +232,7 @@ fn stretched(
             *dst = fr(src);
         }
     }
-    let mut host = Vec::new();
-    for _ in 0..runs {
-        let started = Instant::now();
-        r1cs.evaluate_into(&shape, &mut w.buffers(), CValues::LeftOut)?;
-        host.push(started.elapsed());
-    }
+    let host = host_runs(&r1cs, &mut w, runs)?;
     let form = r1cs.device_form();
     let plain = eval_on_device(device, &form, &z, log, false, runs)?;
     let bufs = w.buffers();
@@ -240,32 +247,28 @@ fn stretched(
     }
     let threads = rayon::current_num_threads();
     println!("  the device's a and b equal the host's on every row; no row unsatisfied");
-    println!("  {:<52} {:>10}", "step (best of runs)", "ms");
-    for (step, d) in [
-        (
-            format!("host: a, b and the check ({threads} threads)"),
-            best(&host),
-        ),
-        (
-            "device: the form and z uploaded (pageable)".into(),
-            plain.upload,
-        ),
-        ("device: a and b (kernels)".into(), best(&plain.runs)),
-        ("  of which the long rows' kernel".into(), best(&plain.long)),
-        (
-            "device: a, b and the a·b = C·z check (kernels)".into(),
-            best(&checked.runs),
-        ),
-        (
-            "  of which the long rows' kernel".into(),
-            best(&checked.long),
-        ),
-    ] {
-        println!("  {step:<52} {:>10.2}", ms(d));
-    }
-    println!(
-        "  host vs device kernels, both with the check (same run): {:.1}x",
-        best(&host).as_secs_f64() / best(&checked.runs).as_secs_f64().max(1e-9)
+    table(
+        vec![
+            (
+                format!("host: a, b and the check ({threads} threads)"),
+                best(&host),
+            ),
+            (
+                "device: the form and z uploaded (pageable)".into(),
+                plain.upload,
+            ),
+            ("device: a and b (kernels)".into(), best(&plain.runs)),
+            ("  of which the long rows' kernel".into(), best(&plain.long)),
+            (
+                "device: a, b and the a·b = C·z check (kernels)".into(),
+                best(&checked.runs),
+            ),
+            (
+                "  of which the long rows' kernel".into(),
+                best(&checked.long),
+            ),
+        ],
+        (best(&host), best(&checked.runs)),
     );
     Ok(())
 }
