@@ -27,6 +27,7 @@ use bellpepper_core::{
 use blstrs::Scalar as Fr;
 use ff::Field;
 
+use super::matrix::INPUT;
 use super::writer::{eval, prepare, Assignment, Lcs};
 use super::{CValues, CircuitShape, WitnessBuffers, WitnessError};
 
@@ -114,6 +115,31 @@ impl BlockLayout {
             num_constraints: all.constraints + all.inputs,
             num_inputs: all.inputs,
             num_aux: all.aux,
+        }
+    }
+
+    /// A variable of the recording (the prefix and block 0; input k | `INPUT`, or aux k) in
+    /// block k's place: past the prefix, k blocks on.
+    #[inline]
+    pub fn moved(&self, var: u32, k: usize) -> u32 {
+        let (p, b) = (self.prefix, self.block);
+        if var & INPUT != 0 {
+            let i = (var & !INPUT) as usize;
+            (if i < p.inputs { i } else { i + k * b.inputs }) as u32 | INPUT
+        } else {
+            let i = var as usize;
+            (if i < p.aux { i } else { i + k * b.aux }) as u32
+        }
+    }
+
+    /// The recorded row of whole-circuit row `g` and its block (0 for the prefix).
+    #[inline]
+    pub fn recorded_row(&self, g: usize) -> (usize, usize) {
+        let (p, b) = (self.prefix.constraints, self.block.constraints);
+        if g < p {
+            (g, 0)
+        } else {
+            (p + (g - p) % b, (g - p) / b)
         }
     }
 

@@ -133,27 +133,17 @@ impl DeviceForm {
             };
             return [a, Fr::ZERO, Fr::ZERO];
         }
-        let (p, b) = (self.layout.prefix, self.layout.block);
-        let (row, k) = if g < p.constraints {
-            (g, 0)
-        } else {
-            let k = (g - p.constraints) / b.constraints;
-            (g - k * b.constraints, k)
-        };
+        let (row, k) = self.layout.recorded_row(g);
         self.m.each_ref().map(|m| {
             let (mut acc_c, mut acc_m) = (Fr::ZERO, Fr::ZERO);
             let mut any_c = false;
             for e in &m.ent[m.start[row] as usize..m.start[row + 1] as usize] {
-                let idx = if e[0] & INPUT != 0 {
-                    let i = (e[0] & !INPUT) as usize;
-                    if i < p.inputs {
-                        i
-                    } else {
-                        i + k * b.inputs
-                    }
+                // z holds the inputs, then the aux variables.
+                let var = self.layout.moved(e[0], k);
+                let idx = if var & INPUT != 0 {
+                    (var & !INPUT) as usize
                 } else {
-                    let i = e[0] as usize;
-                    n_in + if i < p.aux { i } else { i + k * b.aux }
+                    n_in + var as usize
                 };
                 let zv = from_limbs(&z[idx]);
                 match m.kind[e[1] as usize] {

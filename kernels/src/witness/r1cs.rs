@@ -147,36 +147,9 @@ impl R1cs {
                 f(e.var);
             } else {
                 for k in 0..self.layout.blocks {
-                    f(self.moved(e.var, k));
+                    f(self.layout.moved(e.var, k));
                 }
             }
-        }
-    }
-
-    /// A recorded variable in block k's place: past the prefix, k blocks on.
-    #[inline]
-    fn moved(&self, var: u32, k: usize) -> u32 {
-        let (p, b) = (self.layout.prefix, self.layout.block);
-        if var & INPUT != 0 {
-            let i = (var & !INPUT) as usize;
-            (if i < p.inputs { i } else { i + k * b.inputs }) as u32 | INPUT
-        } else {
-            let i = var as usize;
-            (if i < p.aux { i } else { i + k * b.aux }) as u32
-        }
-    }
-
-    /// The recorded row of whole-circuit row `g` and its block (0 for the prefix).
-    #[inline]
-    fn recorded_row(&self, g: usize) -> (usize, usize) {
-        let (p, b) = (
-            self.layout.prefix.constraints,
-            self.layout.block.constraints,
-        );
-        if g < p {
-            (g, 0)
-        } else {
-            (p + (g - p) % b, (g - p) / b)
         }
     }
 
@@ -214,14 +187,14 @@ impl R1cs {
             let starts = &self.starts[which];
             let mut at = 0;
             for g in 0..rows {
-                let (row, k) = self.recorded_row(g);
+                let (row, k) = self.layout.recorded_row(g);
                 let mine = &m.entries[starts[row] as usize..starts[row + 1] as usize];
                 let end = at + wm.entries[at..].partition_point(|e| e.row as usize == g);
                 let theirs = &wm.entries[at..end];
                 at = end;
                 let same = mine.len() == theirs.len()
                     && mine.iter().zip(theirs).all(|(e, w)| {
-                        self.moved(e.var, k) == w.var
+                        self.layout.moved(e.var, k) == w.var
                             && m.coeffs[e.coeff as usize] == wm.coeffs[w.coeff as usize]
                     });
                 if !same {
@@ -296,12 +269,12 @@ impl R1cs {
         let fill = |first: usize, a: &mut [Fr], b: &mut [Fr], c: &mut [Fr]| {
             let ms = self.m.all();
             for j in 0..a.len() {
-                let (row, k) = self.recorded_row(first + j);
+                let (row, k) = self.layout.recorded_row(first + j);
                 for (which, out) in [&mut a[j], &mut b[j], &mut c[j]].into_iter().enumerate() {
                     let (m, kinds, starts) = (ms[which], &self.kinds[which], &self.starts[which]);
                     let mut acc = Fr::ZERO;
                     for e in &m.entries[starts[row] as usize..starts[row + 1] as usize] {
-                        let z = value(inputs, aux, self.moved(e.var, k));
+                        let z = value(inputs, aux, self.layout.moved(e.var, k));
                         let i = e.coeff as usize;
                         add_term(&mut acc, &m.coeffs[i], kinds[i], z);
                     }
