@@ -107,7 +107,15 @@ pub struct PartitionMeta {
     pub num_constraints: u64,
     pub num_inputs: u64,
     pub num_aux: u64,
+    /// [`EVALS_WRITTEN`]: synthesis wrote EvalA and EvalB; [`EVALS_BY_PROVER`]: it left them
+    /// to the prover, which makes them from the assignment and the recorded R1CS.
+    pub evals: u64,
 }
+
+/// [`PartitionMeta::evals`]: a and b are in the slot.
+pub const EVALS_WRITTEN: u64 = 0;
+/// [`PartitionMeta::evals`]: a and b are to be made from the recorded R1CS.
+pub const EVALS_BY_PROVER: u64 = 1;
 
 /// Head of each prep region: how many entries of each kind follow.
 #[repr(C)]

@@ -12,11 +12,11 @@ use anyhow::{bail, Context, Result};
 use blstrs::Scalar as Fr;
 use cuzk_c1::C1Input;
 use cuzk_epilogue::{assemble_proof, verify_proof_bytes, PartitionProof};
-use cuzk_kernels::cuda::{GpuPartition, GpuProver, ResidentBases};
+use cuzk_kernels::cuda::{Evals, GpuPartition, GpuProver, ResidentBases};
 use cuzk_kernels::groth16::steps::{self, Densities};
 use cuzk_kernels::groth16::{combine, MsmResults};
 use cuzk_kernels::srs::{Srs, Validation};
-use cuzk_kernels::witness::{CValues, CircuitShape, OwnedWitness};
+use cuzk_kernels::witness::{CValues, CircuitShape, Evaluated, OwnedWitness};
 use cuzk_synthesis::{
     params_path, with_porep_circuits, CircuitsVisitor, PorepCircuits, Split, ThreadedSynthesis,
 };
@@ -45,6 +45,12 @@ pub struct BenchGpuArgs {
     /// `CUZK_GPU_LAGRANGE_CACHE`).
     #[arg(long, env = "CUZK_GPU_LAGRANGE_CACHE")]
     pub lagrange_cache: Option<std::path::PathBuf>,
+    /// Who makes a and b, as the stages take it from the same variable: `synthesis` (into
+    /// the slot) or `prover` (the GPU, from the assignment and the recorded R1CS; synthesis
+    /// is then also timed leaving them out, beside the synthesis that writes them, and the
+    /// CPU device's reference still takes synthesis's a and b).
+    #[arg(long, env = "CUZK_SYNTHESIS_AB", default_value = "synthesis", value_parser = ["synthesis", "prover"])]
+    pub ab: String,
 }
 
 fn ms(d: Duration) -> f64 {
@@ -106,6 +112,18 @@ impl CircuitsVisitor for Compare<'_> {
         if self.args.h_form == "folded" {
             cuzk_kernels::cuda::set_folded_c(Some(c_matrix.clone()));
         }
+        // a and b by the GPU: the R1CS recorded as the gpu stage records it, its device
+        // form held by the prover made below.
+        let by_prover = self.args.ab == "prover";
+        if by_prover {
+            let started = Instant::now();
+            let r1cs = cuzk_synthesis::record_r1cs(circuits.c1())?;
+            cuzk_kernels::cuda::set_r1cs_form(Some(std::sync::Arc::new(r1cs.device_form())));
+            println!(
+                "R1CS recorded for the GPU's a and b in {:.0} ms",
+                ms(started.elapsed())
+            );
+        }
         let started = Instant::now();
         let mut gpu = GpuProver::new(
             self.args.device,
@@ -142,6 +160,24 @@ impl CircuitsVisitor for Compare<'_> {
             ms(started.elapsed())
         );
         for k in 0..circuits.partitions() {
+            // Synthesis as a slot gets it with a and b left to the prover, timed beside the
+            // one that writes them (which the CPU device's reference below reads).
+            let t_synth_left = if by_prover {
+                let started = Instant::now();
+                let (_, _, what) = synthesis.synthesize_for(
+                    &circuits,
+                    k,
+                    &capacity,
+                    witness.buffers(),
+                    Evaluated::ByProver,
+                )?;
+                if what != Evaluated::ByProver {
+                    bail!("partition {k}: synthesis wrote a and b (its recording did not fit)");
+                }
+                Some(started.elapsed())
+            } else {
+                None
+            };
             let started = Instant::now();
             let (shape, split) =
                 synthesis.synthesize(&circuits, k, &capacity, witness.buffers(), c)?;
@@ -172,8 +208,14 @@ impl CircuitsVisitor for Compare<'_> {
 
             let partition = GpuPartition {
                 domain_log2: shape.domain_log2(),
-                a: &w.a[..n],
-                b: &w.b[..n],
+                evals: if by_prover {
+                    Evals::FromR1cs
+                } else {
+                    Evals::Given {
+                        a: &w.a[..n],
+                        b: &w.b[..n],
+                    }
+                },
                 // As the gpu stage proves: c made on the device as a∘b. The CPU device's
                 // reference below takes the c synthesis wrote (C·z), so equal sums check
                 // a∘b = C·z on this witness too.
@@ -269,32 +311,42 @@ impl CircuitsVisitor for Compare<'_> {
                 ("GPU 6 NTTs + H", "GPU MSM H", "GPU MSM L")
             };
             let c_row = (lagrange && !folded).then_some(("GPU sums over LD' (c)", t.msm_c));
-            for (step, d) in [
-                (synth_step.as_str(), t_synth),
-                ("prep_msm (CPU)", t_prep),
-                ("B_G2 MSM (CPU)", t_b_g2),
-                ("GPU upload", t.upload),
-                (ntt_step, t.ntt),
-                (h_step, t.msm_h),
-            ]
-            .into_iter()
-            .chain(c_row)
-            .chain([
-                (l_step, t.msm_l),
-                ("GPU MSM A", t.msm_a),
-                ("GPU MSM B_G1", t.msm_b_g1),
-                ("GPU MSM B_G2", t.msm_b_g2),
-                ("GPU total", t.total),
-                ("CPU NTTs + H", t_ntt_cpu),
-                ("CPU H..B_G1 total", t_cpu),
-                ("CPU H..B_G1 + B_G2 total", t_cpu + t_b_g2),
-            ]) {
+            let left_row = t_synth_left.map(|d| ("synthesis without a, b, C", d));
+            let ab_row = by_prover.then_some(("GPU a, b from the R1CS", t.r1cs));
+            for (step, d) in [(synth_step.as_str(), t_synth)]
+                .into_iter()
+                .chain(left_row)
+                .chain([
+                    ("prep_msm (CPU)", t_prep),
+                    ("B_G2 MSM (CPU)", t_b_g2),
+                    ("GPU upload", t.upload),
+                ])
+                .chain(ab_row)
+                .chain([(ntt_step, t.ntt), (h_step, t.msm_h)])
+                .chain(c_row)
+                .chain([
+                    (l_step, t.msm_l),
+                    ("GPU MSM A", t.msm_a),
+                    ("GPU MSM B_G1", t.msm_b_g1),
+                    ("GPU MSM B_G2", t.msm_b_g2),
+                    ("GPU total", t.total),
+                    ("CPU NTTs + H", t_ntt_cpu),
+                    ("CPU H..B_G1 total", t_cpu),
+                    ("CPU H..B_G1 + B_G2 total", t_cpu + t_b_g2),
+                ])
+            {
                 println!("  {step:<28} {:>10.1}", ms(d));
             }
             println!(
                 "  GPU vs CPU device (same run, H..B_G2): {:.1}x",
                 (t_cpu + t_b_g2).as_secs_f64() / t.total.as_secs_f64().max(1e-9)
             );
+            if let Some(left) = t_synth_left {
+                println!(
+                    "  synthesis writing a, b vs leaving them to the GPU (same run): {:.2}x",
+                    t_synth.as_secs_f64() / left.as_secs_f64().max(1e-9)
+                );
+            }
             proofs.push(PartitionProof(from_gpu));
         }
         Ok(proofs)

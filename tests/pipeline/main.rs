@@ -309,6 +309,28 @@ fn supervisor_crash_and_drain_lose_nothing_and_prove_nothing_twice() {
     assert!(ends(names::PREP_END).count() >= 3 && !ends(names::PREP_END).any(|e| has_b_g2(&e)));
 }
 
+/// a and b left to the prover (`CUZK_SYNTHESIS_AB=prover`, which every stage reads): slots
+/// get the assignment only, the gpu stage records the R1CS of the job's proof type and its
+/// device (here the CPU's) makes a and b from it, every row checked; the proofs verify.
+#[test]
+fn a_and_b_left_to_the_prover_prove_and_verify() {
+    let mut p = Pipeline::new(&counts(1, 1, 1, 1, 1));
+    let a = fixture("porep-2KiB-a.c1.json");
+    p.submit(&a, "a.json");
+    p.start_with_env(&["--exit-when-idle"], &[("CUZK_SYNTHESIS_AB", "prover")]);
+    assert_eq!(p.wait_exit(30 * MINUTES), Some(0), "{}", p.logs());
+    assert_eq!(p.files("done", ".proof"), ["a.proof"], "{}", p.logs());
+    assert!(p.verifies(&a, "a.proof"), "a does not verify");
+    assert!(p.files("failed", "").is_empty(), "{}", p.logs());
+    let logs = p.logs();
+    for said in [
+        "a and b left to the prover (CUZK_SYNTHESIS_AB=prover)",
+        "a and b are made by this device from the assignment",
+    ] {
+        assert!(logs.contains(said), "no {said:?} in the logs:\n{logs}");
+    }
+}
+
 /// Slots hold no c (synthesis leaves C's values out; every prover makes c = a∘b, here the
 /// CPU device). With `CUZK_GPU_H_FORM=folded` the gpu stage also records the circuit's C
 /// for a prover that folds it into L, a run of challenges per thread for the job's proof

@@ -43,6 +43,9 @@ pub struct MemoryPlan {
     /// H's bases in Lagrange form (`lagrange.rs`), resident bases only: LC in H's place (one
     /// point more, n), and LD' beside it (n points) unless C is folded into L.
     pub lagrange: Option<LagrangeBases>,
+    /// A recorded R1CS the prover makes a and b from (`r1cs_eval::ResidentForm::bytes`; 0:
+    /// none held, partitions bring their a and b).
+    pub r1cs_bytes: usize,
 }
 
 /// What a plan in Lagrange form holds besides LC.
@@ -67,6 +70,7 @@ impl MemoryPlan {
             pairs: false,
             odd_pairs: false,
             lagrange: None,
+            r1cs_bytes: 0,
         }
     }
 
@@ -314,6 +318,7 @@ impl MemoryPlan {
             + self.g1_slots() * XYZZ_BYTES
             + 30 * 256
             + g2
+            + self.r1cs_bytes
     }
 }
 

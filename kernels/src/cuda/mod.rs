@@ -37,9 +37,10 @@ pub use lagrange::{
 pub use msm_g2::{G2Timings, GpuG2Msm};
 pub use ntt::{set_full_tables, set_pass_build, PassBuild as NttPassBuild};
 pub use prover::{
-    plan_bytes, BaseSet, Ceiling, GpuPartition, GpuProver, GpuResults, GpuTimings, Preload,
+    plan_bytes, BaseSet, Ceiling, Evals, GpuPartition, GpuProver, GpuResults, GpuTimings, Preload,
     ResidentBases, FLOOR_RATE,
 };
+pub use r1cs_eval::set_r1cs_form;
 
 /// Whether a CUDA driver library can be loaded on this machine.
 pub fn driver_present() -> bool {

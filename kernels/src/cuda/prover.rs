@@ -28,6 +28,7 @@ use super::layout::{Xyzz, Xyzz2, G2_AFFINE_BYTES};
 use super::memory_plan::{LagrangeBases, MemoryPlan, SLOT};
 use super::msm::{MsmWork, PairSums};
 use super::ntt::{self, NttTables};
+use super::r1cs_eval::{self, ResidentForm};
 use super::staged_upload::Staging;
 use super::stream::StreamBuffers;
 use super::GpuError;
@@ -41,12 +42,12 @@ pub use timings::GpuTimings;
 /// One partition's inputs, as synthesis and prep_msm leave them.
 pub struct GpuPartition<'a> {
     pub domain_log2: u32,
-    /// Evaluations of A, B, C on the domain (Montgomery Fr, 2^domain_log2 each). `c`: None
-    /// leaves C·z to the prover, which makes it as a∘b on the device (every row of an
-    /// assignment that satisfies the R1CS has a·b = c: `ntt::product_coefficients`), so
-    /// nothing is uploaded for it; the gpu stage's slots hold no c.
-    pub a: &'a [Fr],
-    pub b: &'a [Fr],
+    /// Evaluations of A and B on the domain: brought, or made by the prover.
+    pub evals: Evals<'a>,
+    /// C's evaluations (Montgomery Fr, 2^domain_log2). None leaves C·z to the prover,
+    /// which makes it as a∘b on the device (every row of an assignment that satisfies the
+    /// R1CS has a·b = c: `ntt::product_coefficients`), so nothing is uploaded for it; the
+    /// gpu stage's slots hold no c.
     pub c: Option<&'a [Fr]>,
     /// Canonical scalars: inputs, then aux.
     pub scalars: &'a [Limbs],
@@ -60,23 +61,50 @@ pub struct GpuPartition<'a> {
     pub bases: Option<ResidentBases<'a>>,
 }
 
+/// Where a partition's evaluations of A and B on the domain come from.
+#[derive(Clone, Copy)]
+pub enum Evals<'a> {
+    /// Written by synthesis: Montgomery Fr, 2^domain_log2 each.
+    Given { a: &'a [Fr], b: &'a [Fr] },
+    /// Made on the device from the partition's scalars (z) and the recorded R1CS the
+    /// prover holds ([`r1cs_eval::set_r1cs_form`]): a = A·z, b = B·z, every recorded row's
+    /// a·b = C·z checked (a row that fails fails the partition: c is then taken as a∘b).
+    /// The scalars upload first, so nothing of this partition is uploaded ahead.
+    FromR1cs,
+}
+
+impl<'a> Evals<'a> {
+    /// a and b as brought (empty when the prover makes them).
+    fn given(&self) -> [&'a [Fr]; 2] {
+        match *self {
+            Evals::Given { a, b } => [a, b],
+            Evals::FromR1cs => [&[], &[]],
+        }
+    }
+}
+
 /// The next partition's evaluations of A and B, uploaded ahead by [`GpuProver::prove_ahead`]
 /// into the spare buffers while the current partition computes (`a` when the plan has one
 /// spare, both when it has two). `key` names that partition for the caller (the gpu stage:
 /// its slot and the slot's generation, unique to one claim); the next call uses the upload
-/// only if it presents the same key and the same slices.
+/// only if it presents the same key and the same slices. `scalars`: Some when the next
+/// partition's a and b are to be made on the device (`Evals::FromR1cs`): its scalars, which
+/// it needs first, go ahead instead (into the first spare, which then changes places with
+/// the scalars' buffer), and `a`, `b` are not read.
 pub struct Preload<'a> {
     pub key: u64,
     pub a: &'a [Fr],
     pub b: &'a [Fr],
+    pub scalars: Option<&'a [Limbs]>,
 }
 
-/// What a prover remembers of an upload ahead: the key and, per input uploaded (a, then b),
-/// where the caller's slice lies and its length.
+/// What a prover remembers of an upload ahead: the key and, per input uploaded (a, then b;
+/// or the scalars), where the caller's slice lies and its length.
 #[derive(Clone, PartialEq, Eq, Debug)]
 struct Preloaded {
     key: u64,
     inputs: Vec<(usize, usize)>,
+    scalars: bool,
 }
 
 impl Preloaded {
@@ -87,6 +115,15 @@ impl Preloaded {
                 .iter()
                 .map(|v| (v.as_ptr() as usize, v.len()))
                 .collect(),
+            scalars: false,
+        }
+    }
+
+    fn scalars_of(key: u64, z: &[Limbs]) -> Self {
+        Preloaded {
+            key,
+            inputs: vec![(z.as_ptr() as usize, z.len())],
+            scalars: true,
         }
     }
 }
@@ -183,7 +220,9 @@ pub struct GpuProver {
     g2: Option<G2Part>,
     /// Some: H's MSM in Lagrange form (partitions of H's own domain, 2^plan.max_log).
     lagrange: Option<LagrangeBufs>,
-    ev: [Event; 21],
+    /// The recorded R1CS `Evals::FromR1cs` partitions' a and b are made from.
+    r1cs: Option<ResidentForm>,
+    ev: [Event; 23],
     registered: Vec<usize>,
     /// Last: dropped after the events (fields drop in declaration order).
     dev: Device,
@@ -208,13 +247,26 @@ pub fn plan_bytes(
 
 /// How `allocate` plans: the resident plan when it fits (in `limit` bytes, if given) else
 /// streaming with the largest buffers that fit; or streaming through buffers of this size.
+/// `r1cs_bytes`: a recorded R1CS to hold (`set_r1cs_form`), taken before anything else.
 pub(crate) enum Planning {
     /// `lagrange`: H's bases in Lagrange form when they fit (`lagrange::wanted`).
     Fit {
         limit: Option<usize>,
         lagrange: Option<LagrangeBases>,
+        r1cs_bytes: usize,
     },
-    Stream(usize),
+    Stream {
+        bytes: usize,
+        r1cs_bytes: usize,
+    },
+}
+
+impl Planning {
+    fn r1cs_bytes(&self) -> usize {
+        match self {
+            Planning::Fit { r1cs_bytes, .. } | Planning::Stream { r1cs_bytes, .. } => *r1cs_bytes,
+        }
+    }
 }
 
 impl GpuProver {
@@ -283,9 +335,17 @@ impl GpuProver {
         };
         // C to fold into L, read once: the plan and the fold see the same one.
         let folded_c = lagrange::folded_c();
+        // The recorded R1CS a and b are made from, read once: the plan and the upload see
+        // the same one.
+        let form = r1cs_eval::r1cs_form();
+        let r1cs_bytes = form.as_deref().map_or(0, ResidentForm::bytes);
         let how = |lagrange| match stream_bytes {
-            Some(b) => Planning::Stream(b),
-            None => Planning::Fit { limit, lagrange },
+            Some(bytes) => Planning::Stream { bytes, r1cs_bytes },
+            None => Planning::Fit {
+                limit,
+                lagrange,
+                r1cs_bytes,
+            },
         };
         let wanted = lagrange::wanted(
             bases.h.len(),
@@ -330,12 +390,21 @@ impl GpuProver {
         if p.stream.is_none() {
             p.upload_resident(ordinal, &bases, made.as_ref())?;
         }
+        if let Some(form) = &form {
+            p.r1cs = Some(ResidentForm::upload(&mut p.dev, form)?);
+        }
         Ok(p)
     }
 
     /// Whether the bases stream from the host on every partition (they did not fit).
     pub fn streams_bases(&self) -> bool {
         self.stream.is_some()
+    }
+
+    /// The recorded R1CS this prover makes a and b from, as (inputs, aux) variables of its
+    /// circuit; None when it holds none (partitions must bring them).
+    pub fn r1cs_vars(&self) -> Option<(usize, usize)> {
+        self.r1cs.as_ref().map(ResidentForm::vars)
     }
 
     /// Whether this prover holds B_G2 bases (can compute B_G2).
@@ -475,13 +544,25 @@ impl GpuProver {
         let wall = Instant::now();
         self.check_shape(p)?;
         // How many of a, b are on the device already (uploaded ahead for this partition).
-        let inputs = [p.a, p.b];
-        let ahead_n = match (key, preloaded) {
-            (Some(key), Some(pre)) if pre == Preloaded::of(key, &inputs[..pre.inputs.len()]) => {
-                pre.inputs.len()
+        let inputs = p.evals.given();
+        let from_r1cs = matches!(p.evals, Evals::FromR1cs);
+        // Or, for a and b made on the device, whether its scalars are.
+        let (ahead_n, scalars_ahead) = match (key, preloaded) {
+            (Some(key), Some(pre)) if pre.scalars => {
+                (0, from_r1cs && pre == Preloaded::scalars_of(key, p.scalars))
             }
-            _ => 0,
+            (Some(key), Some(pre))
+                if !from_r1cs && pre == Preloaded::of(key, &inputs[..pre.inputs.len()]) =>
+            {
+                (pre.inputs.len(), false)
+            }
+            _ => (0, false),
         };
+        if scalars_ahead {
+            // As for a and b below: the copy stream is in order, the upload has landed
+            // before anything enqueued on it from here.
+            std::mem::swap(&mut self.scalars, &mut self.spares[0]);
+        }
         for i in 0..ahead_n {
             // The copy stream is in order: the uploads ahead end before anything enqueued
             // on it below, so the events after the (skipped) uploads still cover them.
@@ -493,7 +574,7 @@ impl GpuProver {
         self.tables.prepare(&self.dev, log_n)?;
         let d = &self.dev;
         let (cs, ks) = (d.copy, d.compute);
-        let [e_up0, _, _, _, e_rest, e_k0, e_ntt, e_h, e_l, e_a2, e_b2, e_g2, e_next0, e_next, e_lt, e_at, e_bt, e_g2t, e_h_near, e_kinds, e_c_sum] =
+        let [e_up0, _, _, _, e_rest, e_k0, e_ntt, e_h, e_l, e_a2, e_b2, e_g2, e_next0, e_next, e_lt, e_at, e_bt, e_g2t, e_h_near, e_kinds, e_c_sum, e_ab0, e_ab1] =
             &self.ev;
 
         // Uploads go on the copy stream, each followed by an event the compute stream waits
@@ -521,7 +602,17 @@ impl GpuProver {
             )));
         }
         let kinds = CKinds::at(self.abc[3], n);
-        let cc = self.enqueue_inputs(p, ahead_n, lagrange, kinds)?;
+        // (With a and b made on the device: whether the scalars are there.)
+        let cc = self.enqueue_inputs(
+            p,
+            if from_r1cs {
+                scalars_ahead as usize
+            } else {
+                ahead_n
+            },
+            lagrange,
+            kinds,
+        )?;
         let h = if lagrange.is_some() {
             a
         } else {
@@ -577,7 +668,10 @@ impl GpuProver {
             d.sync(cs)?;
             return Err(e);
         }
-        d.upload(self.scalars.ptr, self.scalars.bytes, p.scalars, cs)?;
+        if !from_r1cs {
+            // (Made from the recorded R1CS, a and b needed the scalars first.)
+            d.upload(self.scalars.ptr, self.scalars.bytes, p.scalars, cs)?;
+        }
         let mut plan_ptrs = [(0, 0); 3];
         for (i, plan) in [p.l, p.a_plan, p.b_plan].iter().enumerate() {
             let buf = self.plans[i];
@@ -636,10 +730,20 @@ impl GpuProver {
         let mut uploaded_ahead = false;
         if !self.spares.is_empty() {
             e_h_near.synchronize()?;
+            // This partition's scalars are in `self.scalars` (swapped there if they came
+            // ahead), so the first spare is free for the next one's.
             if let Some(next) = ahead() {
                 let next_inputs = [next.a, next.b];
                 let up = &next_inputs[..self.spares.len()];
-                if up.iter().all(|v| size_of_val(*v) <= self.spares[0].bytes) {
+                if let Some(z) = next.scalars {
+                    if size_of_val(z) <= self.spares[0].bytes {
+                        e_next0.record(cs)?;
+                        d.upload(self.spares[0].ptr, self.spares[0].bytes, z, cs)?;
+                        e_next.record(cs)?;
+                        self.preloaded = Some(Preloaded::scalars_of(next.key, z));
+                        uploaded_ahead = true;
+                    }
+                } else if up.iter().all(|v| size_of_val(*v) <= self.spares[0].bytes) {
                     e_next0.record(cs)?;
                     for (v, spare) in up.iter().zip(&self.spares) {
                         d.upload(spare.ptr, spare.bytes, v, cs)?;
@@ -665,6 +769,14 @@ impl GpuProver {
         };
         d.sync(ks)?;
         d.sync(cs)?;
+        if let (true, Some(r1cs)) = (from_r1cs, &self.r1cs) {
+            // c was taken as a∘b: valid only if every row holds.
+            if let Some(row) = r1cs.unsatisfied(d, ks)? {
+                return Err(GpuError::Input(format!(
+                    "the partition's assignment does not satisfy the recorded R1CS: row {row} has a·b ≠ C·z (a and b made on the device)"
+                )));
+            }
+        }
         let t_fin = Instant::now();
         let mut sums: Vec<G1Projective> = wins
             .iter()
@@ -680,6 +792,11 @@ impl GpuProver {
         let t = GpuTimings {
             upload: ms(e_up0, e_rest)?,
             ntt: ms(e_k0, e_ntt)?,
+            r1cs: if from_r1cs {
+                ms(e_ab0, e_ab1)?
+            } else {
+                Duration::ZERO
+            },
             msm_h: if c_sum_at.is_some() {
                 ms(e_ntt, e_c_sum)?
             } else {
@@ -715,6 +832,7 @@ impl GpuProver {
             finish: t_fin.elapsed(),
             a_ahead: ahead_n >= 1,
             b_ahead: ahead_n >= 2,
+            scalars_ahead,
             upload_ahead: if uploaded_ahead {
                 ms(e_next0, e_next)?
             } else {

@@ -214,8 +214,10 @@ impl SyntheticPartition {
     pub fn as_gpu(&self, b_g2: bool) -> super::GpuPartition<'_> {
         super::GpuPartition {
             domain_log2: self.domain_log2,
-            a: &self.a,
-            b: &self.b,
+            evals: super::Evals::Given {
+                a: &self.a,
+                b: &self.b,
+            },
             c: Some(&self.c),
             scalars: &self.scalars,
             l: self.l.as_ref(),
@@ -283,6 +285,7 @@ impl GpuProver {
                     max_log,
                     folded_c.as_deref(),
                 ),
+                r1cs_bytes: 0,
             },
             &mut |_, _| Ok(()),
         )?;

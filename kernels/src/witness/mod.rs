@@ -21,6 +21,6 @@ mod writer;
 pub use blocks::{synthesize_blocks_into, BlockLayout, BlocksError};
 pub use buffers::{density_bit, density_count, first_difference, OwnedWitness, WitnessBuffers};
 pub use matrix::{R1csMatrix, Recorded, Which};
-pub use r1cs::{R1cs, R1csError};
+pub use r1cs::{Evaluated, R1cs, R1csError};
 pub use shape::CircuitShape;
 pub use writer::{synthesize_into, CValues, WitnessError, WitnessWriter};

@@ -30,6 +30,23 @@ use super::matrix::{value, Recorded, INPUT};
 use super::writer::{add_term, coeff_kind, prepare, set_bit, synthesize_with, Coeff, Lcs};
 use super::{CValues, CircuitShape, WitnessBuffers, WitnessError};
 
+/// What a synthesis from a recorded R1CS makes besides the assignment and the densities.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evaluated {
+    /// a, b and (with [`CValues::Written`]) c, every recorded row checked.
+    Here(CValues),
+    /// Nothing more: a prover holding the same recording makes a and b from the assignment
+    /// and checks every row there (`cuda::Evals::FromR1cs`), so the host spends no core on
+    /// them and writes no bytes of them.
+    ByProver,
+}
+
+impl From<CValues> for Evaluated {
+    fn from(c: CValues) -> Self {
+        Evaluated::Here(c)
+    }
+}
+
 /// A circuit's A, B and C, as its prefix and one block or whole, with what every
 /// synthesis would derive from them alone: each coefficient's kind, where each recorded
 /// row's entries start, and the density bitmaps (which variables occur in A and B).
@@ -211,16 +228,17 @@ impl R1cs {
 
     /// Synthesizes `circuit` (the circuit this R1CS was recorded from, with its values)
     /// into `bufs`: its assignment by the circuit, a, b, c and the densities from the
-    /// matrices. Writes exactly what [`super::synthesize_into`] writes with the same `c`.
+    /// matrices. Writes exactly what [`super::synthesize_into`] writes with the same `c`
+    /// (with [`Evaluated::ByProver`], the assignment and the densities only).
     pub fn synthesize_into<C: Circuit<Fr>>(
         &self,
         circuit: C,
         capacity: &CircuitShape,
         mut bufs: WitnessBuffers<'_>,
-        c: CValues,
+        what: impl Into<Evaluated>,
     ) -> Result<CircuitShape, R1csError> {
         let shape = synthesize_with(circuit, capacity, bufs.reborrow(), Lcs::None)?;
-        self.evaluate_into(&shape, &mut bufs, c)?;
+        self.finish_into(&shape, &mut bufs, what.into())?;
         Ok(shape)
     }
 
@@ -234,14 +252,50 @@ impl R1cs {
         layout: &BlockLayout,
         capacity: &CircuitShape,
         bufs: &mut WitnessBuffers<'_>,
-        c: CValues,
+        what: impl Into<Evaluated>,
     ) -> Result<Result<CircuitShape, R1csError>, BlocksError> {
         let shape = match synthesize_blocks_with(runs, layout, capacity, bufs, Lcs::None) {
             Ok(shape) => shape,
             Err(BlocksError::Witness(e)) => return Ok(Err(e.into())),
             Err(refused) => return Err(refused),
         };
-        Ok(self.evaluate_into(&shape, bufs, c).map(|()| shape))
+        Ok(self.finish_into(&shape, bufs, what.into()).map(|()| shape))
+    }
+
+    /// After the assignment: a, b (and c) with the densities, or the densities alone.
+    fn finish_into(
+        &self,
+        shape: &CircuitShape,
+        bufs: &mut WitnessBuffers<'_>,
+        what: Evaluated,
+    ) -> Result<(), R1csError> {
+        match what {
+            Evaluated::Here(c) => self.evaluate_into(shape, bufs, c),
+            Evaluated::ByProver => {
+                self.same_shape(shape)?;
+                self.densities_into(bufs);
+                Ok(())
+            }
+        }
+    }
+
+    /// Refuses a synthesized shape other than the recorded one.
+    fn same_shape(&self, shape: &CircuitShape) -> Result<(), R1csError> {
+        let recorded = self.shape();
+        if *shape != recorded {
+            return Err(R1csError::Shape {
+                got: *shape,
+                recorded,
+            });
+        }
+        Ok(())
+    }
+
+    /// The density bitmaps: which variables occur in A and B (the same for every witness).
+    fn densities_into(&self, bufs: &mut WitnessBuffers<'_>) {
+        bufs.a_aux_density[..self.a_aux_density.len()].copy_from_slice(&self.a_aux_density);
+        bufs.b_aux_density[..self.b_aux_density.len()].copy_from_slice(&self.b_aux_density);
+        bufs.b_input_density[..self.b_input_density.len()].copy_from_slice(&self.b_input_density);
     }
 
     /// a = A·z, b = B·z and (with [`CValues::Written`]) c = C·z for the assignment in
@@ -255,13 +309,7 @@ impl R1cs {
         bufs: &mut WitnessBuffers<'_>,
         c: CValues,
     ) -> Result<(), R1csError> {
-        let recorded = self.shape();
-        if *shape != recorded {
-            return Err(R1csError::Shape {
-                got: *shape,
-                recorded,
-            });
-        }
+        self.same_shape(shape)?;
         prepare(shape, bufs, c == CValues::Written)?;
         let rows = shape.num_constraints - shape.num_inputs;
         let (inputs, aux) = (&bufs.inputs[..shape.num_inputs], &bufs.aux[..shape.num_aux]);
@@ -319,9 +367,7 @@ impl R1cs {
         if c == CValues::Written {
             bufs.c[rows..domain].fill(Fr::ZERO);
         }
-        bufs.a_aux_density[..self.a_aux_density.len()].copy_from_slice(&self.a_aux_density);
-        bufs.b_aux_density[..self.b_aux_density.len()].copy_from_slice(&self.b_aux_density);
-        bufs.b_input_density[..self.b_input_density.len()].copy_from_slice(&self.b_input_density);
+        self.densities_into(bufs);
         Ok(())
     }
 }

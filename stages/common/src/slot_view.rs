@@ -5,8 +5,10 @@ use blstrs::{G1Projective, G2Projective, Scalar as Fr};
 use cuzk_kernels::groth16::steps::{assignment_to_limbs, Densities};
 use cuzk_kernels::msm::scalars::Limbs;
 use cuzk_kernels::msm::{MsmPlan, PlanRef, Term};
-use cuzk_kernels::witness::{CircuitShape, WitnessBuffers};
-use cuzk_shm_layout::shape::{msm_result, PartitionMeta, PrepHeader, PREP_HEADER_BYTES};
+use cuzk_kernels::witness::{CircuitShape, Evaluated, WitnessBuffers};
+use cuzk_shm_layout::shape::{
+    msm_result, PartitionMeta, PrepHeader, EVALS_BY_PROVER, EVALS_WRITTEN, PREP_HEADER_BYTES,
+};
 use cuzk_shm_layout::{Region, SlotClaim};
 
 /// Element types a region may hold: plain data, valid for every bit pattern.
@@ -105,8 +107,9 @@ pub fn witness_buffers<'c>(claim: &'c mut SlotClaim<'_>) -> WitnessBuffers<'c> {
 /// After synthesis: records the actual shape, closes the gap between the inputs and the
 /// aux variables when the partition has fewer inputs than the slot's capacity (so the
 /// assignment is one array, inputs then aux, as the MSM plans index it) and rewrites the
-/// assignment as canonical limbs.
-pub fn seal_witness(claim: &mut SlotClaim<'_>, actual: &CircuitShape) {
+/// assignment as canonical limbs. `evals`: what synthesis wrote of a and b (recorded for the
+/// prover: [`evals_by_prover`]).
+pub fn seal_witness(claim: &mut SlotClaim<'_>, actual: &CircuitShape, evals: Evaluated) {
     let cap_inputs = capacity(claim).num_inputs;
     if actual.num_inputs < cap_inputs {
         let z = cast_mut::<Fr>(claim.region_mut(Region::Assignment));
@@ -121,7 +124,16 @@ pub fn seal_witness(claim: &mut SlotClaim<'_>, actual: &CircuitShape) {
         num_constraints: actual.num_constraints as u64,
         num_inputs: actual.num_inputs as u64,
         num_aux: actual.num_aux as u64,
+        evals: match evals {
+            Evaluated::Here(_) => EVALS_WRITTEN,
+            Evaluated::ByProver => EVALS_BY_PROVER,
+        },
     };
+}
+
+/// Whether synthesis left the slot's a and b to the prover (to make from the recorded R1CS).
+pub fn evals_by_prover(claim: &SlotClaim<'_>) -> bool {
+    cast::<PartitionMeta>(claim.region(Region::Meta))[0].evals == EVALS_BY_PROVER
 }
 
 /// The partition's actual shape, as synthesis recorded it.

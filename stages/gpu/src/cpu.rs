@@ -2,24 +2,31 @@
 //! copy of a and b (buffers allocated once, reused for every partition), so the slot's
 //! evaluations stay intact and a redo after a crash reads the bytes synthesis wrote, and
 //! makes c = a∘b itself (the slot holds no c: every row of a satisfied R1CS has a·b = c).
+//! Where synthesis left a and b to the prover, it makes them from the assignment and the
+//! recorded R1CS it holds, every row checked (`ab_from_r1cs.rs`).
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use blstrs::Scalar as Fr;
 use cuzk_kernels::groth16::steps::{b_g2_msm, g1_msms, h_scalars};
 use cuzk_kernels::srs::SrsView;
+use cuzk_kernels::witness::R1cs;
 use cuzk_shm_layout::{Region, SlotClaim};
 use cuzk_stage_common::runtime::Lookahead;
-use cuzk_stage_common::slot_view::{cast, msm_inputs, MsmInputs};
+use cuzk_stage_common::slot_view::{cast, evals_by_prover, msm_inputs, MsmInputs};
 use ff::Field;
 use rayon::prelude::*;
 
+use crate::ab_from_r1cs::AbFromR1cs;
 use crate::{PartitionDevice, PartitionSums, Steps};
 
 pub struct CpuDevice {
     /// Device memory stand-in: a, b, c of the largest domain seen.
     scratch: [Vec<Fr>; 3],
+    /// The recorded R1CS, when synthesis leaves a and b to the prover.
+    r1cs: Option<AbFromR1cs>,
 }
 
 impl CpuDevice {
@@ -27,6 +34,7 @@ impl CpuDevice {
     pub fn new(domain: usize) -> Self {
         CpuDevice {
             scratch: std::array::from_fn(|_| vec![Fr::ZERO; domain]),
+            r1cs: None,
         }
     }
 }
@@ -34,6 +42,10 @@ impl CpuDevice {
 impl PartitionDevice for CpuDevice {
     fn describe(&self) -> String {
         format!("cpu ({} threads)", rayon::current_num_threads())
+    }
+
+    fn hold_r1cs(&mut self, r1cs: Arc<R1cs>) {
+        self.r1cs = Some(AbFromR1cs::new(r1cs));
     }
 
     fn prove(
@@ -48,14 +60,22 @@ impl PartitionDevice for CpuDevice {
         let n = shape.domain_size();
         let started = Instant::now();
         let [a, b, c] = &mut self.scratch;
-        for (dst, region) in [(&mut *a, Region::EvalA), (&mut *b, Region::EvalB)] {
-            if dst.len() < n {
-                dst.resize(n, Fr::ZERO);
+        for v in [&mut *a, &mut *b, &mut *c] {
+            if v.len() < n {
+                v.resize(n, Fr::ZERO);
             }
-            dst[..n].copy_from_slice(&cast::<Fr>(claim.region(region))[..n]);
         }
-        if c.len() < n {
-            c.resize(n, Fr::ZERO);
+        if evals_by_prover(claim) {
+            let Some(r1cs) = self.r1cs.as_mut() else {
+                anyhow::bail!(
+                    "the slot's a and b are left to the prover, and this process holds no recorded R1CS (is CUZK_SYNTHESIS_AB the same for every stage?)"
+                );
+            };
+            r1cs.evaluate(&shape, z, &mut a[..n], &mut b[..n])?;
+        } else {
+            for (dst, region) in [(&mut *a, Region::EvalA), (&mut *b, Region::EvalB)] {
+                dst[..n].copy_from_slice(&cast::<Fr>(claim.region(region))[..n]);
+            }
         }
         // C·z = a∘b row by row (the zero padding too), as the CUDA prover makes it.
         c[..n]

@@ -6,18 +6,25 @@
 //! arena, which is page-locked once, on a thread started with the process (`HostPin`).
 //! The next partition's `a` and `b`, when its slot is ready, upload during this one's L, A, B
 //! MSMs (`GpuProver::prove_ahead`, as many as the device plan has spare buffers for), so its
-//! NTTs start without waiting for a copy.
+//! NTTs start without waiting for a copy. Where synthesis left a and b to the prover, the
+//! assignment uploads first and the prover makes them from the recorded R1CS it holds
+//! (`Evals::FromR1cs`, every row checked on the device).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use blstrs::Scalar as Fr;
-use cuzk_kernels::cuda::{GpuError, GpuPartition, GpuProver, HostPin, Preload, ResidentBases};
+use cuzk_kernels::cuda::{
+    set_r1cs_form, Evals, GpuError, GpuPartition, GpuProver, HostPin, Preload, ResidentBases,
+};
 use cuzk_kernels::groth16::steps::{b_g2_msm, G1Sums};
+use cuzk_kernels::msm::scalars::Limbs;
 use cuzk_kernels::srs::SrsView;
+use cuzk_kernels::witness::R1cs;
 use cuzk_shm_layout::{Arena, Region, SlotClaim};
 use cuzk_stage_common::runtime::Lookahead;
-use cuzk_stage_common::slot_view::{cast, meta, msm_inputs, MsmInputs};
+use cuzk_stage_common::slot_view::{cast, evals_by_prover, meta, msm_inputs, MsmInputs};
 
 use crate::held_prover::HeldProver;
 use crate::{PartitionDevice, PartitionSums, Steps};
@@ -199,6 +206,13 @@ impl PartitionDevice for CudaDevice {
         }
     }
 
+    fn hold_r1cs(&mut self, r1cs: Arc<R1cs>) {
+        // Provers made from now on hold its device form; the one held now (made without
+        // it, or with another proof type's) is made again at the next partition.
+        set_r1cs_form(Some(Arc::new(r1cs.device_form())));
+        self.held.prover = None;
+    }
+
     fn prove(
         &mut self,
         claim: &SlotClaim<'_>,
@@ -216,10 +230,17 @@ impl PartitionDevice for CudaDevice {
             .map_err(DeviceError)
             .with_context(|| format!("cuda:{ordinal}"))?;
         let on_device = b_g2 && prover.has_b_g2();
+        let evals = if evals_by_prover(claim) {
+            Evals::FromR1cs
+        } else {
+            Evals::Given {
+                a: &cast::<Fr>(claim.region(Region::EvalA))[..n],
+                b: &cast::<Fr>(claim.region(Region::EvalB))[..n],
+            }
+        };
         let partition = GpuPartition {
             domain_log2: shape.domain_log2(),
-            a: &cast::<Fr>(claim.region(Region::EvalA))[..n],
-            b: &cast::<Fr>(claim.region(Region::EvalB))[..n],
+            evals,
             // The slot holds no c: the prover makes it as a∘b on the device.
             c: None,
             scalars: z,
@@ -239,11 +260,23 @@ impl PartitionDevice for CudaDevice {
         let next_ab = move || {
             let ahead = ahead;
             let next = ahead.next_slot()?;
-            let n = 1usize.checked_shl(meta(next).domain_log2())?;
+            let shape = meta(next);
+            if evals_by_prover(next) {
+                // Its a and b are made on the device from its assignment, which goes ahead.
+                let vars = shape.num_inputs + shape.num_aux;
+                return Some(Preload {
+                    key: claim_key(next),
+                    a: &[],
+                    b: &[],
+                    scalars: Some(cast::<Limbs>(next.region(Region::Assignment)).get(..vars)?),
+                });
+            }
+            let n = 1usize.checked_shl(shape.domain_log2())?;
             Some(Preload {
                 key: claim_key(next),
                 a: cast::<Fr>(next.region(Region::EvalA)).get(..n)?,
                 b: cast::<Fr>(next.region(Region::EvalB)).get(..n)?,
+                scalars: None,
             })
         };
         let (r, t) = prover

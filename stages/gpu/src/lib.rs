@@ -9,21 +9,26 @@
 //!
 //! Without a GPU the same stage runs the CPU kernels (`CpuDevice`), the embedded default.
 
+mod ab_from_r1cs;
 mod cpu;
 mod cuda;
 mod folded_c;
 mod held_prover;
+mod held_r1cs;
 
 pub use cpu::CpuDevice;
 pub use cuda::{CudaDevice, DeviceError};
 pub use folded_c::FoldedC;
+pub use held_r1cs::HeldR1cs;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Result;
 use blstrs::G2Projective;
 use cuzk_kernels::groth16::steps::G1Sums;
 use cuzk_kernels::srs::SrsView;
+use cuzk_kernels::witness::R1cs;
 use cuzk_shm_layout::SlotClaim;
 use cuzk_stage_common::runtime::Lookahead;
 
@@ -40,6 +45,9 @@ pub type Steps = Vec<(&'static str, Duration)>;
 pub trait PartitionDevice {
     /// What the device is, for logs ("cpu", "cuda:0 NVIDIA H200").
     fn describe(&self) -> String;
+    /// The recorded R1CS of the jobs to come: partitions whose slot leaves a and b to the
+    /// prover (`slot_view::evals_by_prover`) get them made from it and their assignment.
+    fn hold_r1cs(&mut self, r1cs: Arc<R1cs>);
     /// Computes the four G1 sums (and B_G2 when `b_g2`) for the partition in `claim`
     /// without changing its inputs (a redo after a crash reads the same bytes), with each
     /// step's time. A device that can start on the next partition early asks `ahead` for

@@ -17,7 +17,7 @@ pub use circuits::{PartitionCircuit, PorepCircuit, PorepCircuits};
 pub use dispatch::{with_porep_circuits, CircuitsVisitor};
 pub use error::SynthesisError;
 pub use params::params_path;
-pub use recorded::Combinations;
+pub use recorded::{record_r1cs, slot_evals_from_env, Combinations};
 pub use slot::{synthesize_into_slot, synthetic_into_slot};
 pub use threads::{Split, ThreadedError, ThreadedSynthesis};
 pub use witness::synthesize_partition;

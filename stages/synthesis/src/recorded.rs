@@ -10,10 +10,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use cuzk_kernels::witness::{BlockLayout, R1cs, Recorded, Which};
+use cuzk_c1::C1Input;
+use cuzk_kernels::witness::{BlockLayout, CValues, Evaluated, R1cs, Recorded, Which};
 use filecoin_proofs::MerkleTreeTrait;
 
-use crate::{PorepCircuits, SynthesisError};
+use crate::{with_porep_circuits, CircuitsVisitor, PorepCircuits, SynthesisError};
 
 /// A recording's key: the proof type and the challenges a partition.
 pub(crate) type Key = (String, usize);
@@ -40,6 +41,77 @@ impl Combinations {
     }
 }
 
+/// Who makes a slot's a and b, from `CUZK_SYNTHESIS_AB`: `synthesis` (the default: written
+/// into the slot, every row checked here) or `prover` (synthesis writes the assignment only;
+/// the prover makes a and b from it and the same recording, checking every row there:
+/// `Evaluated::ByProver`). A partition synthesized with its combinations built (no
+/// recording, or one that did not fit) has them written either way; c is always left to
+/// the prover (c = a∘b).
+pub fn slot_evals_from_env() -> Result<Evaluated, String> {
+    match std::env::var("CUZK_SYNTHESIS_AB").as_deref() {
+        Err(_) | Ok("") | Ok("synthesis") => Ok(Evaluated::Here(CValues::LeftOut)),
+        Ok("prover") => Ok(Evaluated::ByProver),
+        Ok(other) => Err(format!(
+            "CUZK_SYNTHESIS_AB={other}: expected `synthesis` or `prover`"
+        )),
+    }
+}
+
+/// Partition `partition`'s R1CS: its prefix and first block where `layout` says the
+/// circuit is blocks (every block's rows are block 0's, moved), else the blank circuit whole.
+fn record<Tree: 'static + MerkleTreeTrait>(
+    circuits: &PorepCircuits<'_, Tree>,
+    partition: usize,
+    layout: Option<&BlockLayout>,
+) -> Result<R1cs, SynthesisError> {
+    let why_not = |why: String| SynthesisError::Circuit {
+        file: circuits.c1().file().to_path_buf(),
+        partition,
+        reason: format!("recording the R1CS: {why}"),
+    };
+    Ok(match layout {
+        Some(layout) => {
+            let first = circuits.challenge_run(partition, 0..1)?;
+            let m = Recorded::record(first, Which::ALL).map_err(|e| why_not(e.to_string()))?;
+            R1cs::blocks(m, *layout).map_err(|e| why_not(e.to_string()))?
+        }
+        None => R1cs::whole(
+            Recorded::record(circuits.blank_circuit(), Which::ALL)
+                .map_err(|e| why_not(e.to_string()))?,
+        ),
+    })
+}
+
+/// The R1CS of `c1`'s proof type, as synthesis records it (from partition 0: the prefix and
+/// one challenge where its circuit is blocks, else whole): what a prover makes a and b from
+/// when synthesis leaves them to it (`Evaluated::ByProver`). Every partition of the proof
+/// type has these rows (a layout measured on partition 0 holds for all: synthesis checks
+/// each partition's shape against it).
+pub fn record_r1cs(c1: &C1Input) -> Result<R1cs, SynthesisError> {
+    struct Record;
+    impl CircuitsVisitor for Record {
+        type Output = Result<R1cs, SynthesisError>;
+        fn visit<Tree: 'static + MerkleTreeTrait>(
+            self,
+            circuits: PorepCircuits<'_, Tree>,
+        ) -> Self::Output {
+            let challenges = circuits.challenges(0);
+            let layout = if challenges >= 2 {
+                BlockLayout::measure(
+                    circuits.prefix_circuit(),
+                    circuits.challenge_run(0, 0..1)?,
+                    challenges,
+                )
+                .ok()
+            } else {
+                None
+            };
+            record(&circuits, 0, layout.as_ref())
+        }
+    }
+    with_porep_circuits(c1, Record)?
+}
+
 /// The recordings made so far, by key.
 #[derive(Default)]
 pub(crate) struct Recordings {
@@ -64,24 +136,7 @@ impl Recordings {
             return Ok(r1cs.clone());
         }
         let started = Instant::now();
-        let why_not = |why: String| SynthesisError::Circuit {
-            file: circuits.c1().file().to_path_buf(),
-            partition,
-            reason: format!("recording the R1CS: {why}"),
-        };
-        let r1cs = match layout {
-            // The prefix and block 0: every block's rows are block 0's, moved.
-            Some(layout) => {
-                let first = circuits.challenge_run(partition, 0..1)?;
-                let m = Recorded::record(first, Which::ALL).map_err(|e| why_not(e.to_string()))?;
-                R1cs::blocks(m, *layout).map_err(|e| why_not(e.to_string()))?
-            }
-            None => R1cs::whole(
-                Recorded::record(circuits.blank_circuit(), Which::ALL)
-                    .map_err(|e| why_not(e.to_string()))?,
-            ),
-        };
-        let r1cs = Arc::new(r1cs);
+        let r1cs = Arc::new(record(circuits, partition, layout)?);
         let [a, b, c] = r1cs.entries();
         eprintln!(
             "cuzk-synthesis: R1CS of {} ({} challenges a partition) recorded in {:.2} s: {} constraints, entries A {a}, B {b}, C {c}, {:.2} GiB held",

@@ -4,7 +4,7 @@
 
 use anyhow::{Context, Result};
 use cuzk_c1::C1Input;
-use cuzk_kernels::witness::{CValues, CircuitShape};
+use cuzk_kernels::witness::{CValues, CircuitShape, Evaluated};
 use cuzk_shm_layout::SlotClaim;
 use cuzk_stage_common::slot_view::{capacity, seal_witness, witness_buffers};
 use cuzk_stage_common::SyntheticJob;
@@ -14,17 +14,21 @@ use crate::{with_porep_circuits, CircuitsVisitor, PorepCircuits, Split, Threaded
 
 /// Synthesizes partition `partition` of `c1` into the slot `claim` holds, a run of its
 /// challenges per thread of `synthesis`; says how it was split. C's values are left out
-/// (`CValues::LeftOut`): a slot has no c region, its prover makes c = a∘b.
+/// (`CValues::LeftOut`): a slot has no c region, its prover makes c = a∘b. With `evals`
+/// [`Evaluated::ByProver`] a and b are left to the prover too where the partition comes
+/// from a recorded R1CS; the slot's meta says which (`slot_view::evals_by_prover`).
 pub fn synthesize_into_slot(
     c1: &C1Input,
     partition: usize,
     claim: &mut SlotClaim<'_>,
     synthesis: &ThreadedSynthesis,
+    evals: Evaluated,
 ) -> Result<(CircuitShape, Split)> {
     struct IntoSlot<'s, 'a> {
         partition: usize,
         claim: &'s mut SlotClaim<'a>,
         synthesis: &'s ThreadedSynthesis,
+        evals: Evaluated,
     }
     impl CircuitsVisitor for IntoSlot<'_, '_> {
         type Output = Result<(CircuitShape, Split)>;
@@ -34,10 +38,14 @@ pub fn synthesize_into_slot(
         ) -> Self::Output {
             let cap = capacity(self.claim);
             let bufs = witness_buffers(self.claim);
+            let evals = match self.evals {
+                Evaluated::Here(_) => Evaluated::Here(CValues::LeftOut),
+                Evaluated::ByProver => Evaluated::ByProver,
+            };
             let synthesized =
                 self.synthesis
-                    .synthesize(&circuits, self.partition, &cap, bufs, CValues::LeftOut);
-            let (shape, split) = synthesized.with_context(|| {
+                    .synthesize_for(&circuits, self.partition, &cap, bufs, evals);
+            let (shape, split, written) = synthesized.with_context(|| {
                     format!(
                         "{}: partition {}: synthesis into a slot sized for {} constraints, {} inputs, {} aux",
                         circuits.c1().file().display(),
@@ -47,7 +55,7 @@ pub fn synthesize_into_slot(
                         cap.num_aux
                     )
                 })?;
-            seal_witness(self.claim, &shape);
+            seal_witness(self.claim, &shape, written);
             Ok((shape, split))
         }
     }
@@ -57,6 +65,7 @@ pub fn synthesize_into_slot(
             partition,
             claim,
             synthesis,
+            evals,
         },
     )?
 }
@@ -86,6 +95,7 @@ pub fn synthetic_into_slot(
         .wrapping_mul(1 << 20)
         .wrapping_add(partition as u64);
     let written = shape.fill_witness(seed, witness_buffers(claim));
-    seal_witness(claim, &written);
+    // Generated a and b: no R1CS to make them from.
+    seal_witness(claim, &written, Evaluated::Here(CValues::LeftOut));
     Ok(written)
 }

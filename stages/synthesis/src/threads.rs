@@ -13,8 +13,8 @@ use std::sync::Mutex;
 use bellperson::Circuit;
 use blstrs::Scalar as Fr;
 use cuzk_kernels::witness::{
-    synthesize_blocks_into, synthesize_into, BlockLayout, BlocksError, CValues, CircuitShape, R1cs,
-    R1csError, WitnessBuffers, WitnessError,
+    synthesize_blocks_into, synthesize_into, BlockLayout, BlocksError, CValues, CircuitShape,
+    Evaluated, R1cs, R1csError, WitnessBuffers, WitnessError,
 };
 use filecoin_proofs::MerkleTreeTrait;
 
@@ -76,9 +76,30 @@ impl ThreadedSynthesis {
         circuits: &PorepCircuits<'_, Tree>,
         partition: usize,
         capacity: &CircuitShape,
-        mut bufs: WitnessBuffers<'_>,
+        bufs: WitnessBuffers<'_>,
         c: CValues,
     ) -> Result<(CircuitShape, Split), ThreadedError> {
+        self.synthesize_for(circuits, partition, capacity, bufs, c.into())
+            .map(|(shape, split, _)| (shape, split))
+    }
+
+    /// [`Self::synthesize`], with a and b left to the prover where `what` is
+    /// [`Evaluated::ByProver`] and the partition is synthesized from a recorded R1CS; says
+    /// what it wrote: a partition synthesized with its combinations built (no recording held,
+    /// or one that did not fit) gets its a and b written, `c` as `Here` (here
+    /// [`CValues::LeftOut`]: the prover makes c = a∘b).
+    pub fn synthesize_for<Tree: 'static + MerkleTreeTrait>(
+        &self,
+        circuits: &PorepCircuits<'_, Tree>,
+        partition: usize,
+        capacity: &CircuitShape,
+        mut bufs: WitnessBuffers<'_>,
+        what: Evaluated,
+    ) -> Result<(CircuitShape, Split, Evaluated), ThreadedError> {
+        let c = match what {
+            Evaluated::Here(c) => c,
+            Evaluated::ByProver => CValues::LeftOut,
+        };
         let challenges = circuits.challenges(partition);
         let layout = if self.threads < 2 {
             Err("one thread".to_string())
@@ -90,7 +111,7 @@ impl ThreadedSynthesis {
         if let Some(recordings) = &self.recordings {
             let key = Self::key(circuits, partition);
             let r1cs = recordings.get_or_record(&key, circuits, partition, layout.as_ref().ok())?;
-            let from_r1cs = FromR1cs(&r1cs, c);
+            let from_r1cs = FromR1cs(&r1cs, what);
             match self.split(
                 &from_r1cs,
                 circuits,
@@ -99,7 +120,7 @@ impl ThreadedSynthesis {
                 capacity,
                 &mut bufs,
             )? {
-                Ok(done) => return Ok(done),
+                Ok((shape, split)) => return Ok((shape, split, what)),
                 Err(R1csError::Witness(e)) => return Err(e.into()),
                 Err(unfit) => {
                     eprintln!(
@@ -110,7 +131,9 @@ impl ThreadedSynthesis {
                 }
             }
         }
-        Ok(self.split(&Built(c), circuits, partition, layout, capacity, &mut bufs)??)
+        let (shape, split) =
+            self.split(&Built(c), circuits, partition, layout, capacity, &mut bufs)??;
+        Ok((shape, split, Evaluated::Here(c)))
     }
 
     /// Synthesizes the partition by `make` on its runs of challenges where `layout` splits
@@ -246,8 +269,9 @@ impl Make for Built {
     }
 }
 
-/// The assignment by the circuit, a, b, c from a recorded R1CS.
-struct FromR1cs<'r>(&'r R1cs, CValues);
+/// The assignment by the circuit, a, b, c (or only what `Evaluated` says) from a recorded
+/// R1CS.
+struct FromR1cs<'r>(&'r R1cs, Evaluated);
 
 impl Make for FromR1cs<'_> {
     type Error = R1csError;

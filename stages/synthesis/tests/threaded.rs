@@ -152,3 +152,64 @@ fn two_kib_without_c_by_challenge_equals_one_piece_without_c() {
     let c1 = C1Input::read(&path, GivenIds::default()).unwrap();
     with_porep_circuits(&c1, WithoutC).unwrap();
 }
+
+/// a and b left to the prover (`Evaluated::ByProver`): synthesized from the recorded R1CS,
+/// on one thread or a run of challenges per thread, the assignment and the densities are
+/// one-piece synthesis's and a, b, c are not touched; with the combinations built (no
+/// recording) a and b are written after all, and it says so.
+#[test]
+fn two_kib_with_a_and_b_left_to_the_prover_writes_the_assignment_only() {
+    use cuzk_kernels::witness::Evaluated;
+    struct LeftToProver;
+    impl CircuitsVisitor for LeftToProver {
+        type Output = ();
+        fn visit<Tree: 'static + MerkleTreeTrait>(self, circuits: PorepCircuits<'_, Tree>) {
+            let shape = CircuitShape::of(circuits.partition(0).unwrap().circuit).unwrap();
+            let garbage = blstrs::Scalar::from(0x5eed_u64);
+            let mut one = OwnedWitness::new(shape);
+            let whole = circuits.partition(0).unwrap().circuit;
+            synthesize_into(whole, &shape, one.buffers(), CValues::LeftOut).unwrap();
+            for (threads, combinations) in [
+                (1, Combinations::Recorded),
+                (2, Combinations::Recorded),
+                (2, Combinations::Built),
+            ] {
+                let mut w = OwnedWitness::new(shape);
+                {
+                    let b = w.buffers();
+                    for v in [b.a, b.b, b.c, b.inputs, b.aux] {
+                        v.fill(garbage);
+                    }
+                }
+                let (got, _, what) = ThreadedSynthesis::with(threads, combinations)
+                    .synthesize_for(&circuits, 0, &shape, w.buffers(), Evaluated::ByProver)
+                    .unwrap();
+                assert_eq!(got, shape);
+                let (mine, theirs) = (w.buffers(), one.buffers());
+                assert_eq!(mine.inputs, theirs.inputs, "{threads} {combinations:?}");
+                assert_eq!(mine.aux, theirs.aux, "{threads} {combinations:?}");
+                assert_eq!(mine.a_aux_density, theirs.a_aux_density);
+                assert_eq!(mine.b_aux_density, theirs.b_aux_density);
+                assert_eq!(mine.b_input_density, theirs.b_input_density);
+                assert!(mine.c.iter().all(|v| *v == garbage), "c was written");
+                match combinations {
+                    Combinations::Recorded => {
+                        assert_eq!(what, Evaluated::ByProver);
+                        for v in [&*mine.a, &*mine.b] {
+                            assert!(v.iter().all(|x| *x == garbage), "a or b was written");
+                        }
+                    }
+                    Combinations::Built => {
+                        assert_eq!(what, Evaluated::Here(CValues::LeftOut));
+                        assert_eq!(mine.a, theirs.a);
+                        assert_eq!(mine.b, theirs.b);
+                    }
+                }
+            }
+        }
+    }
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/porep-2KiB-a.c1.json");
+    let c1 = C1Input::read(&path, GivenIds::default()).unwrap();
+    with_porep_circuits(&c1, LeftToProver).unwrap();
+}

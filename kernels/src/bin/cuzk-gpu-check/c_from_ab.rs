@@ -36,6 +36,7 @@ pub(crate) fn c_from_ab_check(
             key: 8,
             a: &a2[..],
             b: &b2[..],
+            scalars: None,
         })
     };
     let (ahead1, _) = p.prove_ahead(&with(&a1, &b1, None), Some(7), ahead)?;
@@ -73,6 +74,6 @@ fn with_inputs<'a>(
     c: Option<&'a [Fr]>,
 ) -> GpuPartition<'a> {
     let mut g = part.as_gpu(true);
-    (g.a, g.b, g.c) = (a, b, c);
+    (g.evals, g.c) = (cuzk_kernels::cuda::Evals::Given { a, b }, c);
     g
 }

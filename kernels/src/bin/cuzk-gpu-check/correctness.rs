@@ -491,6 +491,7 @@ fn bad_plans_check(
             key: 12,
             a: &part.a,
             b: &part.b,
+            scalars: None,
         })
     })?;
     refused.push(p.prove_ahead(&bad, Some(12), || None).is_err());
@@ -532,14 +533,24 @@ fn upload_ahead_check(
         rand_frs(n, seed ^ 0xc2),
     );
     let mut part2 = part.as_gpu(true);
-    (part2.a, part2.b, part2.c) = (&a2, &b2, Some(&c2[..]));
+    part2.evals = cuzk_kernels::cuda::Evals::Given { a: &a2, b: &b2 };
+    part2.c = Some(&c2[..]);
     let (plain1, _) = p.prove(&part.as_gpu(true))?;
     let (plain2, _) = p.prove(&part2)?;
     // 1 uploads 2's a, b ahead; 2 uses them and uploads 1's under key 3; 1 asked for under
     // key 4 must not use that upload, and uploads 2's a with 1's b under key 5; 2 asked for
     // under key 5 may use that a only when the prover uploads a alone (one spare buffer),
     // never that b.
-    let ahead = |key, a, b| move || Some(Preload { key, a, b });
+    let ahead = |key, a, b| {
+        move || {
+            Some(Preload {
+                key,
+                a,
+                b,
+                scalars: None,
+            })
+        }
+    };
     let (r1, t1) = p.prove_ahead(&part.as_gpu(true), Some(1), ahead(2, &a2[..], &b2[..]))?;
     let (r2, t2) = p.prove_ahead(&part2, Some(2), ahead(3, &part.a[..], &part.b[..]))?;
     let (r1b, t1b) = p.prove_ahead(&part.as_gpu(true), Some(4), ahead(5, &a2[..], &part.b[..]))?;

@@ -187,6 +187,7 @@ pub(crate) fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
                     key: key + 1,
                     a: &part.a,
                     b: &part.b,
+                    scalars: None,
                 })
             })?;
             key += 1;

@@ -39,14 +39,29 @@ impl GpuProver {
         let (free, total) = dev.mem_info()?;
         // Keep 512 MiB for the driver, the module and the kernels' local memory.
         let budget = free.saturating_sub(512 << 20);
+        // The recorded R1CS (when held) first: the plan's choices share what is left.
+        let r1cs_bytes = how.r1cs_bytes();
+        let with_r1cs = |plan: MemoryPlan| MemoryPlan { r1cs_bytes, ..plan };
         let plan = match how {
-            Planning::Fit { limit, lagrange } => {
+            Planning::Fit {
+                limit, lagrange, ..
+            } => {
                 let budget = budget.min(limit.unwrap_or(usize::MAX));
-                MemoryPlan::choose(max_log, max_scalars, counts, g2_count, budget, lagrange)
+                let left = budget.checked_sub(r1cs_bytes).ok_or_else(|| {
+                    format!(
+                        "the recorded R1CS alone takes {:.1} GiB",
+                        gib(r1cs_bytes)
+                    )
+                });
+                left.and_then(|left| {
+                    MemoryPlan::choose(max_log, max_scalars, counts, g2_count, left, lagrange)
+                })
+                .map(with_r1cs)
             }
-            Planning::Stream(bytes) => {
-                let plan =
-                    MemoryPlan::resident(max_log, max_scalars, counts, g2_count).streaming(bytes);
+            Planning::Stream { bytes, .. } => {
+                let plan = with_r1cs(
+                    MemoryPlan::resident(max_log, max_scalars, counts, g2_count).streaming(bytes),
+                );
                 if plan.bytes() <= budget {
                     Ok(plan)
                 } else {
@@ -117,7 +132,7 @@ impl GpuProver {
             work: MsmWork::carve_for(&mut dev, Curve::G2, g2_terms),
             results: dev.carve(plan.pieces()[4] * SLOT * XYZZ2_BYTES),
         });
-        let ev = [(); 21].map(|_| dev.event());
+        let ev = [(); 23].map(|_| dev.event());
         let ev = ev
             .into_iter()
             .collect::<Result<Vec<_>, _>>()?
@@ -140,6 +155,7 @@ impl GpuProver {
             results,
             g2,
             lagrange,
+            r1cs: None,
             ev,
             registered: Vec::new(),
         })

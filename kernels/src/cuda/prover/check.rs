@@ -64,8 +64,27 @@ impl GpuProver {
                 "B_G2 asked for, but this prover holds no B_G2 bases".into(),
             ));
         }
-        if p.a.len() != n || p.b.len() != n || p.c.is_some_and(|c| c.len() != n) {
-            return bad(format!("a, b, c must hold 2^{} evaluations", p.domain_log2));
+        match (p.evals, &self.r1cs) {
+            (super::Evals::Given { a, b }, _) => {
+                if a.len() != n || b.len() != n || p.c.is_some_and(|c| c.len() != n) {
+                    return bad(format!("a, b, c must hold 2^{} evaluations", p.domain_log2));
+                }
+            }
+            (super::Evals::FromR1cs, None) => {
+                return Err(GpuError::Input(
+                    "a and b to be made from a recorded R1CS, but this prover holds none".into(),
+                ))
+            }
+            (super::Evals::FromR1cs, Some(r1cs)) => {
+                let (n_in, n_aux) = r1cs.vars();
+                if p.c.is_some() || p.scalars.len() != n_in + n_aux {
+                    return Err(GpuError::Input(format!(
+                        "a and b made from the recorded R1CS need its {n_in} + {n_aux} variables' scalars and no c; the partition brings {} scalars{}",
+                        p.scalars.len(),
+                        if p.c.is_some() { " and c" } else { "" }
+                    )));
+                }
+            }
         }
         if n - 1 > self.plan.counts[0] {
             return bad(format!(

@@ -7,8 +7,11 @@ use std::time::Duration;
 pub struct GpuTimings {
     /// a, b, c, scalars and plans host → device (copy stream).
     pub upload: Duration,
-    /// The six NTTs of H (from the first kernel; overlaps the b, c uploads).
+    /// The six NTTs of H (from the first kernel; overlaps the b, c uploads; with a and b
+    /// made from the recorded R1CS, that too).
     pub ntt: Duration,
+    /// a and b made from the recorded R1CS and checked (`Evals::FromR1cs`; else zero).
+    pub r1cs: Duration,
     /// H's MSM (in Lagrange form the dense one over LC).
     pub msm_h: Duration,
     /// In Lagrange form, the sums over LD' of C's values (zero in the coefficient form).
@@ -28,6 +31,8 @@ pub struct GpuTimings {
     pub a_ahead: bool,
     /// Its `b` too (the plan has two spare buffers).
     pub b_ahead: bool,
+    /// With a and b made on the device: its scalars were on the device already.
+    pub scalars_ahead: bool,
     /// The next partition's `a` (and `b`) uploaded during this call (copy stream, under the
     /// compute); zero when none was.
     pub upload_ahead: Duration,
@@ -38,11 +43,11 @@ impl GpuTimings {
     /// The device steps by their timeline names (`msm_b_g2` only when B_G2 was computed):
     /// what the gpu stage reports and the device check prints.
     pub fn steps(&self, b_g2: bool) -> Vec<(&'static str, Duration)> {
-        let mut v = vec![
-            ("upload", self.upload),
-            ("ntt", self.ntt),
-            ("msm_h", self.msm_h),
-        ];
+        let mut v = vec![("upload", self.upload)];
+        if self.r1cs > Duration::ZERO {
+            v.push(("r1cs_ab", self.r1cs));
+        }
+        v.extend([("ntt", self.ntt), ("msm_h", self.msm_h)]);
         if self.msm_c > Duration::ZERO {
             v.push(("msm_c", self.msm_c));
         }

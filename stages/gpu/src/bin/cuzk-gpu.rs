@@ -5,7 +5,9 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Parser;
-use cuzk_gpu::{prove_slot, CpuDevice, CudaDevice, DeviceError, FoldedC, PartitionDevice};
+use cuzk_gpu::{
+    prove_slot, CpuDevice, CudaDevice, DeviceError, FoldedC, HeldR1cs, PartitionDevice,
+};
 use cuzk_shm_layout::timeline::names;
 use cuzk_shm_layout::{At, SlotClaim, SlotState, Stage};
 use cuzk_stage_common::pass_through::{live_job, ms};
@@ -74,6 +76,11 @@ fn run(args: Args) -> Result<()> {
     let mut device_errors: std::collections::HashMap<(u64, u32), u32> = Default::default();
     // With C folded into L, the jobs' circuit's C, set before their prover is made.
     let mut folded_c = matches!(args.h_form, HFormArg::Folded).then(FoldedC::default);
+    // With a and b left to the prover (`CUZK_SYNTHESIS_AB=prover`, as synthesis reads it),
+    // the jobs' recorded R1CS, given to the device before their prover is made.
+    let by_prover = cuzk_synthesis::slot_evals_from_env().map_err(anyhow::Error::msg)?
+        == cuzk_kernels::witness::Evaluated::ByProver;
+    let mut held_r1cs = by_prover.then(HeldR1cs::default);
     eprintln!("cuzk-gpu: serving on {}", device.describe());
     let mut work = |claim: SlotClaim<'_>, ahead: &mut Lookahead<'_, '_>| -> Result<()> {
         let Some((job, mut claim)) = live_job(&rt, claim, &to_epilogue)? else {
@@ -87,6 +94,9 @@ fn run(args: Args) -> Result<()> {
             .and_then(|spec| {
                 if let Some(f) = folded_c.as_mut() {
                     f.ensure(&spec)?;
+                }
+                if let Some(r) = held_r1cs.as_mut() {
+                    r.ensure(&spec, device.as_mut())?;
                 }
                 let srs = srs.for_job(&spec)?;
                 let b_g2 = spec.b_g2_in(BG2Stage::Gpu);

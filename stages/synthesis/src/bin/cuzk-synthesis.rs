@@ -10,7 +10,9 @@ use cuzk_c1::{C1Input, GivenIds};
 use cuzk_shm_layout::timeline::names;
 use cuzk_shm_layout::{At, JobView, SlotState, Stage};
 use cuzk_stage_common::{JobSpec, StageArgs, StageRuntime};
-use cuzk_synthesis::{synthesize_into_slot, synthetic_into_slot, Split, ThreadedSynthesis};
+use cuzk_synthesis::{
+    slot_evals_from_env, synthesize_into_slot, synthetic_into_slot, Split, ThreadedSynthesis,
+};
 
 #[derive(Parser)]
 #[command(
@@ -44,6 +46,13 @@ fn run(args: Args) -> Result<()> {
     // `threads`, default one per CPU it is pinned to).
     let synthesis =
         ThreadedSynthesis::new(rayon::current_num_threads()).map_err(anyhow::Error::msg)?;
+    // Who makes a and b (`CUZK_SYNTHESIS_AB`): said once, so an operator sees the choice.
+    let evals = slot_evals_from_env().map_err(anyhow::Error::msg)?;
+    if evals == cuzk_kernels::witness::Evaluated::ByProver {
+        eprintln!(
+            "cuzk-synthesis: a and b left to the prover (CUZK_SYNTHESIS_AB=prover): slots get the assignment only"
+        );
+    }
     let mut told_split = None;
     while !rt.stopping() {
         if !rt.arena.active_jobs().any(|j| j.has_untaken_partition()) {
@@ -78,7 +87,7 @@ fn run(args: Args) -> Result<()> {
                 c1_cache = Some((job.job_id(), C1Input::read(&spec.c1_path, ids)?));
             }
             let c1 = &c1_cache.as_ref().expect("just filled").1;
-            let (_, split) = synthesize_into_slot(c1, p as usize, &mut claim, &synthesis)?;
+            let (_, split) = synthesize_into_slot(c1, p as usize, &mut claim, &synthesis, evals)?;
             // Said once, and again whenever it changes (a circuit that does not split).
             if told_split.as_ref() != Some(&split) {
                 match &split {
