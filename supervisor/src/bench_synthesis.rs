@@ -7,13 +7,16 @@
 //! compared with the one-piece run's (a, b, c, inputs, aux, densities) before its time
 //! counts. The first call of each threaded way also measures the circuit's layout (a walk
 //! of the prefix and one challenge) and, recorded, records the R1CS: timed on its own line.
+//! A fourth way, from the recorded R1CS with a and b left to the prover (`--ab-by-prover`:
+//! what a slot gets with `CUZK_SYNTHESIS_AB=prover`), is compared on the assignment and the
+//! densities only (it writes nothing else).
 
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 use cuzk_c1::C1Input;
 use cuzk_kernels::witness::{
-    first_difference, synthesize_into, CValues, CircuitShape, OwnedWitness,
+    first_difference, synthesize_into, CValues, CircuitShape, Evaluated, OwnedWitness,
 };
 use cuzk_synthesis::{
     with_porep_circuits, CircuitsVisitor, Combinations, PorepCircuits, Split, ThreadedSynthesis,
@@ -40,6 +43,10 @@ pub struct BenchSynthesisArgs {
     /// time for its a·b = c check.
     #[arg(long)]
     pub without_c: bool,
+    /// Also time synthesis from the recorded R1CS leaving a and b (and c) to the prover, as
+    /// a slot gets it with `CUZK_SYNTHESIS_AB=prover`.
+    #[arg(long)]
+    pub ab_by_prover: bool,
 }
 
 pub fn run(args: &BenchSynthesisArgs) -> Result<()> {
@@ -64,6 +71,7 @@ pub fn run(args: &BenchSynthesisArgs) -> Result<()> {
             } else {
                 CValues::Written
             },
+            ab_by_prover: args.ab_by_prover,
         },
     )?
 }
@@ -72,6 +80,18 @@ struct SideBySide {
     threads: usize,
     runs: usize,
     c: CValues,
+    ab_by_prover: bool,
+}
+
+/// Whether `w` holds `one`'s assignment and densities (what synthesis leaving a and b to
+/// the prover writes).
+fn same_assignment(one: &mut OwnedWitness, w: &mut OwnedWitness) -> bool {
+    let (x, y) = (one.buffers(), w.buffers());
+    x.inputs == y.inputs
+        && x.aux == y.aux
+        && x.a_aux_density == y.a_aux_density
+        && x.b_aux_density == y.b_aux_density
+        && x.b_input_density == y.b_input_density
 }
 
 impl CircuitsVisitor for SideBySide {
@@ -94,6 +114,8 @@ impl CircuitsVisitor for SideBySide {
         let secs = |d: Duration| d.as_secs_f64();
         let mut best_one = Duration::MAX;
         let mut best = [Duration::MAX; 2];
+        let mut best_left = Duration::MAX;
+        let left = ThreadedSynthesis::with(self.threads, Combinations::Recorded);
         let mut used = 1;
         for k in 0..circuits.partitions() {
             let shape = CircuitShape::of(circuits.partition(k)?.circuit)?;
@@ -111,6 +133,11 @@ impl CircuitsVisitor for SideBySide {
                 if let Split::Threads(n) = how {
                     used = n;
                 }
+            }
+            if self.ab_by_prover {
+                // Its own first call: the layout measured, the R1CS recorded.
+                let mut w = OwnedWitness::new(shape);
+                left.synthesize_for(&circuits, k, &shape, w.buffers(), Evaluated::ByProver)?;
             }
             for run in 0..self.runs {
                 let started = Instant::now();
@@ -133,6 +160,27 @@ impl CircuitsVisitor for SideBySide {
                     best[i] = best[i].min(t);
                     line += &format!(", {name} {:.3} s ({:.2}x)", secs(t), secs(t_one) / secs(t));
                 }
+                if self.ab_by_prover {
+                    let mut w = OwnedWitness::new(shape);
+                    let started = Instant::now();
+                    let (_, _, what) = left.synthesize_for(
+                        &circuits,
+                        k,
+                        &shape,
+                        w.buffers(),
+                        Evaluated::ByProver,
+                    )?;
+                    let t = started.elapsed();
+                    if what != Evaluated::ByProver || !same_assignment(&mut one, &mut w) {
+                        bail!("partition {k}, run {run}: a and b left to the prover: the assignment or densities differ from one piece, or a and b were written ({what:?})");
+                    }
+                    best_left = best_left.min(t);
+                    line += &format!(
+                        ", a and b left to the prover {:.3} s ({:.2}x)",
+                        secs(t),
+                        secs(t_one) / secs(t)
+                    );
+                }
                 println!("{line} (buffers equal)");
             }
         }
@@ -148,6 +196,14 @@ impl CircuitsVisitor for SideBySide {
                 "| a run of challenges per thread, {used} threads, {name} | {:.3} s | **{:.2}x** |",
                 secs(best[i]),
                 secs(best_one) / secs(best[i])
+            );
+        }
+        if best_left < Duration::MAX {
+            println!(
+                "| a run of challenges per thread, {used} threads, from the recorded R1CS, a and b left to the prover | {:.3} s | **{:.2}x** ({:.2}x the recorded way writing them) |",
+                secs(best_left),
+                secs(best_one) / secs(best_left),
+                secs(best[1]) / secs(best_left)
             );
         }
         Ok(())
