@@ -112,6 +112,7 @@ pub fn layout_hash(geometry: &ArenaGeometry, slots: &SlotLayout) -> u64 {
         .u64(u64::from(g.shape.domain_log2))
         .u64(g.shape.num_inputs)
         .u64(g.shape.num_aux)
+        .u64(u64::from(g.shape.evals_by_prover))
         .u64(u64::from(g.slot_count))
         .u64(u64::from(g.job_capacity))
         .u64(g.job_blob_capacity);

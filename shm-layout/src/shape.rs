@@ -22,7 +22,10 @@ pub struct PartitionShape {
     pub num_constraints: u64,
     /// log2 of the evaluation domain: the smallest power of two >= `num_constraints`.
     pub domain_log2: u32,
-    pub _pad: u32,
+    /// 1: the slots have no room for a and b (EvalA, EvalB empty): synthesis leaves them to
+    /// the prover, which makes them from the assignment and the recorded R1CS
+    /// (`CUZK_SYNTHESIS_AB=prover`), and a slot is about half the bytes. 0: they are there.
+    pub evals_by_prover: u32,
     pub num_inputs: u64,
     pub num_aux: u64,
 }
@@ -38,7 +41,7 @@ impl PartitionShape {
         Self {
             num_constraints,
             domain_log2,
-            _pad: 0,
+            evals_by_prover: 0,
             num_inputs,
             num_aux,
         }
@@ -47,6 +50,14 @@ impl PartitionShape {
     /// One partition of a 32 GiB PoRep (FIELD-NOTES: counted with storage-proofs-porep 19.1).
     pub fn porep_32gib() -> Self {
         Self::new(130_278_541, 328, 130_169_893)
+    }
+
+    /// The same shape with no room for a and b in its slots (see `evals_by_prover`).
+    pub fn with_evals_by_prover(self) -> Self {
+        Self {
+            evals_by_prover: 1,
+            ..self
+        }
     }
 
     /// Domain size, `None` when it does not fit a u64.
@@ -177,6 +188,7 @@ impl SlotLayout {
         let len_of = |r: Region| -> Result<u64, ShmError> {
             Ok(match r {
                 Region::Meta => std::mem::size_of::<PartitionMeta>() as u64,
+                Region::EvalA | Region::EvalB if shape.evals_by_prover != 0 => 0,
                 Region::EvalA | Region::EvalB => eval,
                 Region::Assignment => mul(vars, FR_BYTES)?,
                 Region::DensityAAux | Region::DensityBAux => bitmap_bytes(aux)?,
@@ -244,7 +256,7 @@ mod tests {
         let unpadded: u64 = Region::ALL.iter().map(|r| l.span(*r).len).sum();
         assert_eq!(
             unpadded,
-            24 + 2 * domain * 32
+            32 + 2 * domain * 32
                 + (328 + aux) * 32
                 + 2 * aux.div_ceil(64) * 8
                 + 6 * 8
@@ -254,6 +266,17 @@ mod tests {
         assert!(l.data_len() >= unpadded && l.data_len() < unpadded + 11 * 4096);
         // ~15.9 GB (14.8 GiB) per slot (no c: 4.3 GB less): far beyond u32, within u64.
         assert!(l.data_len() > 15_900_000_000 && l.data_len() < 16_000_000_000);
+
+        // a and b left to the prover: no room for them, the rest where it was sized.
+        let lean = SlotLayout::new(&shape.with_evals_by_prover()).unwrap();
+        for r in [Region::EvalA, Region::EvalB] {
+            assert_eq!(lean.span(r).len, 0);
+        }
+        for r in [Region::Assignment, Region::PrepB, Region::MsmResults] {
+            assert_eq!(lean.span(r).len, l.span(r).len);
+        }
+        // ~7.3 GB a slot, 8.6 GB (2 × 4 GiB) less.
+        assert_eq!(l.data_len() - lean.data_len(), 2 * domain * 32);
     }
 
     #[test]

@@ -113,8 +113,16 @@ pub fn run(args: &RunArgs) -> Result<()> {
         submit(file, &drop_dir.incoming)?;
     }
 
+    // a and b left to the prover (`CUZK_SYNTHESIS_AB=prover`, which the stages read from
+    // the same environment): slots without room for them, about half the bytes. Synthetic
+    // partitions bring theirs (no R1CS behind them), so their slots keep the room.
+    let by_prover = cuzk_synthesis::slot_evals_from_env().map_err(anyhow::Error::msg)?
+        == cuzk_kernels::witness::Evaluated::ByProver;
     let shape = match args.synthetic {
         Some(s) => PartitionShape::new(1 << s.domain_log2, s.num_inputs as u64, s.num_aux as u64),
+        None if by_prover => {
+            shape_of_params(&ensure_params(config.sector_size)?)?.with_evals_by_prover()
+        }
         None => shape_of_params(&ensure_params(config.sector_size)?)?,
     };
     let topology =
@@ -133,7 +141,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let announcers = Announcers::new(&control)?;
     let timeline = Timeline::open(Some(&config.timeline), "supervisor")?;
     eprintln!(
-        "cuzk: serving {} — {} slot(s) sized for {} (domain 2^{}), {} MiB of shared memory at {}; B_G2 in {}",
+        "cuzk: serving {} — {} slot(s) sized for {} (domain 2^{}{}), {} MiB of shared memory at {}; B_G2 in {}",
         config.data_dir.display(),
         config.slots,
         match args.synthetic {
@@ -141,6 +149,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
             None => format_sector_size(config.sector_size),
         },
         shape.domain_log2,
+        if shape.evals_by_prover != 0 {
+            "; no a and b: the prover makes them"
+        } else {
+            ""
+        },
         arena.len() >> 20,
         arena_path.display(),
         config.b_g2_msm.as_str()

@@ -309,9 +309,10 @@ fn supervisor_crash_and_drain_lose_nothing_and_prove_nothing_twice() {
     assert!(ends(names::PREP_END).count() >= 3 && !ends(names::PREP_END).any(|e| has_b_g2(&e)));
 }
 
-/// a and b left to the prover (`CUZK_SYNTHESIS_AB=prover`, which every stage reads): slots
-/// get the assignment only, the gpu stage records the R1CS of the job's proof type and its
-/// device (here the CPU's) makes a and b from it, every row checked; the proofs verify.
+/// a and b left to the prover (`CUZK_SYNTHESIS_AB=prover`, which every stage reads): the
+/// supervisor sizes the slots without room for them, synthesis writes the assignment only,
+/// the gpu stage records the R1CS of the job's proof type and its device (here the CPU's)
+/// makes a and b from it, every row checked; the proofs verify.
 #[test]
 fn a_and_b_left_to_the_prover_prove_and_verify() {
     let mut p = Pipeline::new(&counts(1, 1, 1, 1, 1));
@@ -324,6 +325,7 @@ fn a_and_b_left_to_the_prover_prove_and_verify() {
     assert!(p.files("failed", "").is_empty(), "{}", p.logs());
     let logs = p.logs();
     for said in [
+        "no a and b: the prover makes them",
         "a and b left to the prover (CUZK_SYNTHESIS_AB=prover)",
         "a and b are made by this device from the assignment",
     ] {

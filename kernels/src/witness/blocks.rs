@@ -232,7 +232,7 @@ pub(super) fn synthesize_blocks_with<C: Circuit<Fr> + Send>(
             layout.blocks
         )));
     }
-    prepare(&shape, bufs, matches!(lcs, Lcs::All))?;
+    prepare(&shape, bufs, lcs)?;
     let out = Out::new(bufs);
     let outcomes: Vec<Result<RunWriter<'_>, BlocksError>> = std::thread::scope(|s| {
         let mut handles = Vec::new();

@@ -310,7 +310,7 @@ impl R1cs {
         c: CValues,
     ) -> Result<(), R1csError> {
         self.same_shape(shape)?;
-        prepare(shape, bufs, c == CValues::Written)?;
+        prepare(shape, bufs, Lcs::of(c))?;
         let rows = shape.num_constraints - shape.num_inputs;
         let (inputs, aux) = (&bufs.inputs[..shape.num_inputs], &bufs.aux[..shape.num_aux]);
         // One chunk of rows: its a, b and c from the three matrices, then a·b = c.

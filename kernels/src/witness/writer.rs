@@ -122,7 +122,7 @@ impl<'a> WitnessWriter<'a> {
         mut bufs: WitnessBuffers<'a>,
         lcs: Lcs,
     ) -> Result<Self, WitnessError> {
-        prepare(shape, &mut bufs, matches!(lcs, Lcs::All))?;
+        prepare(shape, &mut bufs, lcs)?;
         Ok(WitnessWriter {
             bufs,
             shape: *shape,
@@ -163,13 +163,13 @@ impl<'a> WitnessWriter<'a> {
     }
 }
 
-/// Checks that every buffer holds what a circuit of `shape` needs (c only where it is
-/// written) and clears the density
-/// bitmaps (their bits are set as variables are seen).
+/// Checks that every buffer holds what a circuit of `shape` needs (a, b and c only where
+/// `lcs` writes them: the assignment alone needs none, so a slot without room for a and b
+/// takes it) and clears the density bitmaps (their bits are set as variables are seen).
 pub(super) fn prepare(
     shape: &CircuitShape,
     bufs: &mut WitnessBuffers<'_>,
-    c_written: bool,
+    lcs: Lcs,
 ) -> Result<(), WitnessError> {
     let domain = shape.domain_size();
     let check = |buffer, len: usize, needed| {
@@ -183,9 +183,11 @@ pub(super) fn prepare(
             Ok(())
         }
     };
-    check("a", bufs.a.len(), domain)?;
-    check("b", bufs.b.len(), domain)?;
-    if c_written {
+    if lcs != Lcs::None {
+        check("a", bufs.a.len(), domain)?;
+        check("b", bufs.b.len(), domain)?;
+    }
+    if lcs == Lcs::All {
         check("c", bufs.c.len(), domain)?;
     }
     check("inputs", bufs.inputs.len(), shape.num_inputs)?;

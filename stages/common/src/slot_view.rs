@@ -136,6 +136,24 @@ pub fn evals_by_prover(claim: &SlotClaim<'_>) -> bool {
     cast::<PartitionMeta>(claim.region(Region::Meta))[0].evals == EVALS_BY_PROVER
 }
 
+/// The slot's a and b over the partition's domain as synthesis wrote them; None where it
+/// left them to the prover. A slot that says they are written and has no room for them
+/// (an arena sized without a and b) is an error.
+pub fn written_evals<'c>(claim: &'c SlotClaim<'_>) -> anyhow::Result<Option<[&'c [Fr]; 2]>> {
+    if evals_by_prover(claim) {
+        return Ok(None);
+    }
+    let n = meta(claim).domain_size();
+    let get = |r: Region| {
+        cast::<Fr>(claim.region(r)).get(..n).ok_or_else(|| {
+            anyhow::anyhow!(
+                "the slot says its a and b are written, and its {r:?} region holds fewer than the domain's {n} values (slots sized without a and b: CUZK_SYNTHESIS_AB=prover)"
+            )
+        })
+    };
+    Ok(Some([get(Region::EvalA)?, get(Region::EvalB)?]))
+}
+
 /// The partition's actual shape, as synthesis recorded it.
 pub fn meta(claim: &SlotClaim<'_>) -> CircuitShape {
     let m = cast::<PartitionMeta>(claim.region(Region::Meta))[0];

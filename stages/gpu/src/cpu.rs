@@ -13,9 +13,9 @@ use blstrs::Scalar as Fr;
 use cuzk_kernels::groth16::steps::{b_g2_msm, g1_msms, h_scalars};
 use cuzk_kernels::srs::SrsView;
 use cuzk_kernels::witness::R1cs;
-use cuzk_shm_layout::{Region, SlotClaim};
+use cuzk_shm_layout::SlotClaim;
 use cuzk_stage_common::runtime::Lookahead;
-use cuzk_stage_common::slot_view::{cast, evals_by_prover, msm_inputs, MsmInputs};
+use cuzk_stage_common::slot_view::{msm_inputs, written_evals, MsmInputs};
 use ff::Field;
 use rayon::prelude::*;
 
@@ -65,16 +65,18 @@ impl PartitionDevice for CpuDevice {
                 v.resize(n, Fr::ZERO);
             }
         }
-        if evals_by_prover(claim) {
-            let Some(r1cs) = self.r1cs.as_mut() else {
-                anyhow::bail!(
-                    "the slot's a and b are left to the prover, and this process holds no recorded R1CS (is CUZK_SYNTHESIS_AB the same for every stage?)"
-                );
-            };
-            r1cs.evaluate(&shape, z, &mut a[..n], &mut b[..n])?;
-        } else {
-            for (dst, region) in [(&mut *a, Region::EvalA), (&mut *b, Region::EvalB)] {
-                dst[..n].copy_from_slice(&cast::<Fr>(claim.region(region))[..n]);
+        match written_evals(claim)? {
+            Some([wa, wb]) => {
+                a[..n].copy_from_slice(wa);
+                b[..n].copy_from_slice(wb);
+            }
+            None => {
+                let Some(r1cs) = self.r1cs.as_mut() else {
+                    anyhow::bail!(
+                        "the slot's a and b are left to the prover, and this process holds no recorded R1CS (is CUZK_SYNTHESIS_AB the same for every stage?)"
+                    );
+                };
+                r1cs.evaluate(&shape, z, &mut a[..n], &mut b[..n])?;
             }
         }
         // C·z = a∘b row by row (the zero padding too), as the CUDA prover makes it.

@@ -24,7 +24,9 @@ use cuzk_kernels::srs::SrsView;
 use cuzk_kernels::witness::R1cs;
 use cuzk_shm_layout::{Arena, Region, SlotClaim};
 use cuzk_stage_common::runtime::Lookahead;
-use cuzk_stage_common::slot_view::{cast, evals_by_prover, meta, msm_inputs, MsmInputs};
+use cuzk_stage_common::slot_view::{
+    cast, evals_by_prover, meta, msm_inputs, written_evals, MsmInputs,
+};
 
 use crate::held_prover::HeldProver;
 use crate::{PartitionDevice, PartitionSums, Steps};
@@ -222,7 +224,6 @@ impl PartitionDevice for CudaDevice {
     ) -> Result<(PartitionSums, Steps)> {
         let MsmInputs { shape, z, plans } = msm_inputs(claim, srs)?;
         let [l, a_plan, b_plan] = plans;
-        let n = shape.domain_size();
         let ordinal = self.ordinal;
         self.setup.clear();
         let prover = self
@@ -230,13 +231,9 @@ impl PartitionDevice for CudaDevice {
             .map_err(DeviceError)
             .with_context(|| format!("cuda:{ordinal}"))?;
         let on_device = b_g2 && prover.has_b_g2();
-        let evals = if evals_by_prover(claim) {
-            Evals::FromR1cs
-        } else {
-            Evals::Given {
-                a: &cast::<Fr>(claim.region(Region::EvalA))[..n],
-                b: &cast::<Fr>(claim.region(Region::EvalB))[..n],
-            }
+        let evals = match written_evals(claim)? {
+            None => Evals::FromR1cs,
+            Some([a, b]) => Evals::Given { a, b },
         };
         let partition = GpuPartition {
             domain_log2: shape.domain_log2(),

@@ -37,11 +37,14 @@ pub fn synthesize_into_slot(
             circuits: PorepCircuits<'_, Tree>,
         ) -> Self::Output {
             let cap = capacity(self.claim);
-            let bufs = witness_buffers(self.claim);
+            // A slot sized without a and b (the arena's shape says so) leaves them to the
+            // prover whatever this process was told.
             let evals = match self.evals {
+                _ if self.claim.arena_shape().evals_by_prover != 0 => Evaluated::ByProver,
                 Evaluated::Here(_) => Evaluated::Here(CValues::LeftOut),
                 Evaluated::ByProver => Evaluated::ByProver,
             };
+            let bufs = witness_buffers(self.claim);
             let synthesized =
                 self.synthesis
                     .synthesize_for(&circuits, self.partition, &cap, bufs, evals);
@@ -78,6 +81,12 @@ pub fn synthetic_into_slot(
     claim: &mut SlotClaim<'_>,
 ) -> Result<CircuitShape> {
     let shape = job.shape()?;
+    if claim.arena_shape().evals_by_prover != 0 {
+        anyhow::bail!(
+            "synthetic {} partition: the slots have no room for a and b (sized for CUZK_SYNTHESIS_AB=prover), and a synthetic partition's a and b have no R1CS to be made from",
+            shape.name
+        );
+    }
     let cap = capacity(claim);
     let need = shape.circuit();
     if need.num_constraints > cap.num_constraints

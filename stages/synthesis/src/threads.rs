@@ -122,6 +122,18 @@ impl ThreadedSynthesis {
             )? {
                 Ok((shape, split)) => return Ok((shape, split, what)),
                 Err(R1csError::Witness(e)) => return Err(e.into()),
+                Err(unfit) if bufs.a.is_empty() => {
+                    // A slot sized without a and b cannot take the built combinations'.
+                    recordings.drop_recording(&key);
+                    return Err(SynthesisError::Circuit {
+                        file: circuits.c1().file().to_path_buf(),
+                        partition,
+                        reason: format!(
+                            "{unfit}; the slot has no room for a and b (CUZK_SYNTHESIS_AB=prover), so it cannot be synthesized with its combinations built"
+                        ),
+                    }
+                    .into());
+                }
                 Err(unfit) => {
                     eprintln!(
                         "cuzk-synthesis: {}: partition {partition}: {unfit}; synthesized with its combinations built, the recording dropped",

@@ -155,8 +155,9 @@ fn two_kib_without_c_by_challenge_equals_one_piece_without_c() {
 
 /// a and b left to the prover (`Evaluated::ByProver`): synthesized from the recorded R1CS,
 /// on one thread or a run of challenges per thread, the assignment and the densities are
-/// one-piece synthesis's and a, b, c are not touched; with the combinations built (no
-/// recording) a and b are written after all, and it says so.
+/// one-piece synthesis's and a, b, c are not touched (or, as in a slot sized without them,
+/// have no room at all); with the combinations built (no recording) a and b are written
+/// after all, and it says so.
 #[test]
 fn two_kib_with_a_and_b_left_to_the_prover_writes_the_assignment_only() {
     use cuzk_kernels::witness::Evaluated;
@@ -169,10 +170,12 @@ fn two_kib_with_a_and_b_left_to_the_prover_writes_the_assignment_only() {
             let mut one = OwnedWitness::new(shape);
             let whole = circuits.partition(0).unwrap().circuit;
             synthesize_into(whole, &shape, one.buffers(), CValues::LeftOut).unwrap();
-            for (threads, combinations) in [
-                (1, Combinations::Recorded),
-                (2, Combinations::Recorded),
-                (2, Combinations::Built),
+            for (threads, combinations, no_room) in [
+                (1, Combinations::Recorded, false),
+                (2, Combinations::Recorded, false),
+                (1, Combinations::Recorded, true),
+                (2, Combinations::Recorded, true),
+                (2, Combinations::Built, false),
             ] {
                 let mut w = OwnedWitness::new(shape);
                 {
@@ -181,8 +184,12 @@ fn two_kib_with_a_and_b_left_to_the_prover_writes_the_assignment_only() {
                         v.fill(garbage);
                     }
                 }
+                let mut bufs = w.buffers();
+                if no_room {
+                    (bufs.a, bufs.b) = (&mut [], &mut []);
+                }
                 let (got, _, what) = ThreadedSynthesis::with(threads, combinations)
-                    .synthesize_for(&circuits, 0, &shape, w.buffers(), Evaluated::ByProver)
+                    .synthesize_for(&circuits, 0, &shape, bufs, Evaluated::ByProver)
                     .unwrap();
                 assert_eq!(got, shape);
                 let (mine, theirs) = (w.buffers(), one.buffers());

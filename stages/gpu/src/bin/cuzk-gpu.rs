@@ -78,8 +78,10 @@ fn run(args: Args) -> Result<()> {
     let mut folded_c = matches!(args.h_form, HFormArg::Folded).then(FoldedC::default);
     // With a and b left to the prover (`CUZK_SYNTHESIS_AB=prover`, as synthesis reads it),
     // the jobs' recorded R1CS, given to the device before their prover is made.
+    // (Or the arena was sized without room for them.)
     let by_prover = cuzk_synthesis::slot_evals_from_env().map_err(anyhow::Error::msg)?
-        == cuzk_kernels::witness::Evaluated::ByProver;
+        == cuzk_kernels::witness::Evaluated::ByProver
+        || rt.arena.header().shape.evals_by_prover != 0;
     let mut held_r1cs = by_prover.then(HeldR1cs::default);
     eprintln!("cuzk-gpu: serving on {}", device.describe());
     let mut work = |claim: SlotClaim<'_>, ahead: &mut Lookahead<'_, '_>| -> Result<()> {
