@@ -37,6 +37,13 @@ impl GpuError {
             _ => true,
         }
     }
+
+    /// Whether the same partition could succeed on another try: not when its inputs are
+    /// wrong or too large for the plan (an assignment that fails the R1CS check fails the
+    /// same way every time).
+    pub fn worth_a_retry(&self) -> bool {
+        !matches!(self, GpuError::Input(_) | GpuError::TooLarge(_))
+    }
 }
 
 /// Errors after which the context is unusable ("sticky" in CUDA's words).

@@ -124,7 +124,7 @@ fn run(args: Args) -> Result<()> {
                         claim.abandon()?;
                         anyhow::bail!("device context lost: {gpu}");
                     }
-                    if *tries < 3 {
+                    if *tries < 3 && gpu.worth_a_retry() {
                         claim.abandon()?;
                         rt.timeline
                             .emit_full(names::SLOT_RETURNED, at, None, &[], Some(&reason));
