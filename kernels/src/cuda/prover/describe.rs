@@ -9,7 +9,7 @@ impl GpuProver {
     pub fn describe(&self) -> String {
         let name = self.dev.ctx.name().unwrap_or_else(|_| "?".into());
         format!(
-            "{name}, {} SMs, max domain 2^{}, {} scalars, B_G2 {}, bases {}, H's bases {}, spare buffers {}, NTT full tables {}, pair sums {}, {:.1} GiB allocated",
+            "{name}, {} SMs, max domain 2^{}, {} scalars, B_G2 {}, bases {}, H's bases {}, spare buffers {}, NTT full tables {}, pair sums {}, {}, {:.1} GiB allocated",
             self.dev.sm_count,
             self.plan.max_log,
             self.plan.max_scalars,
@@ -44,6 +44,14 @@ impl GpuProver {
                 format!("{what}, {:.1} GiB", gib(self.plan.pairs_bytes(0) + odd))
             } else {
                 "not held".into()
+            },
+            if self.r1cs.is_some() {
+                format!(
+                    "recorded R1CS held for a and b, {:.2} GiB",
+                    gib(self.plan.r1cs_bytes)
+                )
+            } else {
+                "no recorded R1CS (a and b brought)".into()
             },
             gib(self.plan.bytes())
         )
