@@ -60,6 +60,11 @@ impl PartitionShape {
         }
     }
 
+    /// Whether the slots leave a and b to the prover (no room for them; `evals_by_prover`).
+    pub fn leaves_evals_to_prover(&self) -> bool {
+        self.evals_by_prover != 0
+    }
+
     /// Domain size, `None` when it does not fit a u64.
     pub fn domain_size(&self) -> Option<u64> {
         1u64.checked_shl(self.domain_log2)
@@ -188,7 +193,7 @@ impl SlotLayout {
         let len_of = |r: Region| -> Result<u64, ShmError> {
             Ok(match r {
                 Region::Meta => std::mem::size_of::<PartitionMeta>() as u64,
-                Region::EvalA | Region::EvalB if shape.evals_by_prover != 0 => 0,
+                Region::EvalA | Region::EvalB if shape.leaves_evals_to_prover() => 0,
                 Region::EvalA | Region::EvalB => eval,
                 Region::Assignment => mul(vars, FR_BYTES)?,
                 Region::DensityAAux | Region::DensityBAux => bitmap_bytes(aux)?,

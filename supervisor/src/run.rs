@@ -149,7 +149,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             None => format_sector_size(config.sector_size),
         },
         shape.domain_log2,
-        if shape.evals_by_prover != 0 {
+        if shape.leaves_evals_to_prover() {
             "; no a and b: the prover makes them"
         } else {
             ""

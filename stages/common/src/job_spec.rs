@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use cuzk_c1::{C1Error, C1Input, GivenIds};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,6 +50,16 @@ impl BG2Stage {
 }
 
 impl JobSpec {
+    /// Reads the job's C1 file, with the miner id and sector number the configuration gave
+    /// where the file does not carry them. Every stage that needs the circuit reads it so.
+    pub fn read_c1(&self) -> Result<C1Input, C1Error> {
+        let ids = GivenIds {
+            miner_id: self.miner_id,
+            sector_num: self.sector_num,
+        };
+        C1Input::read(&self.c1_path, ids)
+    }
+
     /// Whether `stage` computes B_G2 for this job: the stage the supervisor chose, unless a
     /// synthetic job leaves B_G2 out altogether (`skip_b_g2`).
     pub fn b_g2_in(&self, stage: BG2Stage) -> bool {

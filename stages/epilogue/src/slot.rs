@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use blstrs::Scalar as Fr;
 use cuzk_c1::proof_type::proof_type_name;
-use cuzk_c1::{C1Input, GivenIds};
 use cuzk_dropdir::DropDir;
 use cuzk_kernels::groth16::{combine, MsmResults};
 use cuzk_kernels::srs::VerifyingKey;
@@ -81,11 +80,7 @@ pub fn finish_job_to_dropdir(job: &JobView<'_>, spec: &JobSpec) -> Result<JobOut
         return Ok(JobOutcome::AlreadyWritten);
     }
     let name = job.name();
-    let ids = GivenIds {
-        miner_id: spec.miner_id,
-        sector_num: spec.sector_num,
-    };
-    let c1 = C1Input::read(&spec.c1_path, ids)?;
+    let c1 = spec.read_c1()?;
     let partitions = (0..job.num_partitions())
         .map(|p| job.partition_proof(p).map(PartitionProof))
         .collect::<Result<Vec<_>, _>>()?;

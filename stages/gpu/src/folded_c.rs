@@ -9,7 +9,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use cuzk_c1::{C1Input, GivenIds};
 use cuzk_kernels::cuda::set_folded_c;
 use cuzk_kernels::synthetic::SyntheticShape;
 use cuzk_kernels::witness::matrix::R1csMatrix;
@@ -42,11 +41,7 @@ impl FoldedC {
                 (empty, "empty: a synthetic job".to_string())
             }
             None => {
-                let ids = GivenIds {
-                    miner_id: spec.miner_id,
-                    sector_num: spec.sector_num,
-                };
-                let c1 = C1Input::read(&spec.c1_path, ids)?;
+                let c1 = spec.read_c1()?;
                 let (c, split) = cuzk_synthesis::record_c(&c1, rayon::current_num_threads())?;
                 let how = match split {
                     Split::Threads(n) => format!("a run of challenges per thread, {n} threads"),

@@ -10,7 +10,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Result;
-use cuzk_c1::{C1Input, GivenIds};
 use cuzk_stage_common::JobSpec;
 
 use crate::PartitionDevice;
@@ -29,11 +28,7 @@ impl HeldR1cs {
             return Ok(());
         }
         let started = Instant::now();
-        let ids = GivenIds {
-            miner_id: spec.miner_id,
-            sector_num: spec.sector_num,
-        };
-        let c1 = C1Input::read(&spec.c1_path, ids)?;
+        let c1 = spec.read_c1()?;
         let r1cs = cuzk_synthesis::record_r1cs(&c1)?;
         let [a, b, c] = r1cs.entries();
         eprintln!(

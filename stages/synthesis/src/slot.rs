@@ -40,7 +40,7 @@ pub fn synthesize_into_slot(
             // A slot sized without a and b (the arena's shape says so) leaves them to the
             // prover whatever this process was told.
             let evals = match self.evals {
-                _ if self.claim.arena_shape().evals_by_prover != 0 => Evaluated::ByProver,
+                _ if self.claim.arena_shape().leaves_evals_to_prover() => Evaluated::ByProver,
                 Evaluated::Here(_) => Evaluated::Here(CValues::LeftOut),
                 Evaluated::ByProver => Evaluated::ByProver,
             };
@@ -81,7 +81,7 @@ pub fn synthetic_into_slot(
     claim: &mut SlotClaim<'_>,
 ) -> Result<CircuitShape> {
     let shape = job.shape()?;
-    if claim.arena_shape().evals_by_prover != 0 {
+    if claim.arena_shape().leaves_evals_to_prover() {
         anyhow::bail!(
             "synthetic {} partition: the slots have no room for a and b (sized for CUZK_SYNTHESIS_AB=prover), and a synthetic partition's a and b have no R1CS to be made from",
             shape.name

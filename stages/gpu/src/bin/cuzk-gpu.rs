@@ -81,7 +81,7 @@ fn run(args: Args) -> Result<()> {
     // (Or the arena was sized without room for them.)
     let by_prover = cuzk_synthesis::slot_evals_from_env().map_err(anyhow::Error::msg)?
         == cuzk_kernels::witness::Evaluated::ByProver
-        || rt.arena.header().shape.evals_by_prover != 0;
+        || rt.arena.header().shape.leaves_evals_to_prover();
     let mut held_r1cs = by_prover.then(HeldR1cs::default);
     eprintln!("cuzk-gpu: serving on {}", device.describe());
     let mut work = |claim: SlotClaim<'_>, ahead: &mut Lookahead<'_, '_>| -> Result<()> {

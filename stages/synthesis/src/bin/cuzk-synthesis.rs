@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use clap::Parser;
-use cuzk_c1::{C1Input, GivenIds};
+use cuzk_c1::C1Input;
 use cuzk_shm_layout::timeline::names;
 use cuzk_shm_layout::{At, JobView, SlotState, Stage};
 use cuzk_stage_common::{JobSpec, StageArgs, StageRuntime};
@@ -80,11 +80,7 @@ fn run(args: Args) -> Result<()> {
                 return Ok(());
             }
             if c1_cache.as_ref().map(|(id, _)| *id) != Some(job.job_id()) {
-                let ids = GivenIds {
-                    miner_id: spec.miner_id,
-                    sector_num: spec.sector_num,
-                };
-                c1_cache = Some((job.job_id(), C1Input::read(&spec.c1_path, ids)?));
+                c1_cache = Some((job.job_id(), spec.read_c1()?));
             }
             let c1 = &c1_cache.as_ref().expect("just filled").1;
             let (_, split) = synthesize_into_slot(c1, p as usize, &mut claim, &synthesis, evals)?;

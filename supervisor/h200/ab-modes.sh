@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (no Rust there) with the release binaries carried in .device/bin
+# (supervisor/h200/build.sh): who makes a = A·z and b = B·z, measured where synthesis bounds
+# the prover. Random test parameters for $SECTOR are made there, then the same batch of
+# real C1 files ($C1, copied $JOBS times) goes through `cuzk run` with the gpu stage on the
+# GPU, taking turns: CUZK_SYNTHESIS_AB=synthesis (the default: synthesis writes a and b
+# into the slot) and =prover (the slots sized without them, the gpu process makes them from
+# the recorded R1CS), $ROUNDS rounds, same slots, same processes. Every proof is checked
+# by `cuzk verify`. The rate compared is the timeline's steady one (proofs after the first
+# over the time between the first and the last done), which leaves out each run's start.
+# Results under $OUT; a short table last.
+source "$(dirname "$0")/env.sh"
+
+SECTOR=${SECTOR:-8MiB}
+C1=${C1:-tests/fixtures/porep-8MiB-a.c1.json}
+N=${JOBS:-16}
+t0=$(date +%s.%N)
+"$B/cuzk" params generate --sector-size "$SECTOR" --param-cache $P > "$OUT/params.log" 2>&1 || { tail "$OUT/params.log"; exit 1; }
+t1=$(date +%s.%N)
+echo "$SECTOR parameters generated in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
+
+one_run() { # $1: who makes a and b, $2: round
+  local mode=$1 tag=$1-$2 D=/tmp/cuzk-data-$1-$2
+  rm -rf $D; mkdir -p $D/incoming
+  for i in $(seq 1 $N); do
+    cp "$C1" $D/incoming/.job$i.tmp && mv $D/incoming/.job$i.tmp $D/incoming/job$i.json
+  done
+  cat > /tmp/cuzk-$tag.toml <<TOML
+data_dir = "$D"
+param_cache = "$P"
+slots = ${SLOTS:-6}
+sector_size = "$SECTOR"
+trust_params = true
+[stages.synthesis]
+count = ${SYNTH:-4}
+threads = ${SYNTH_THREADS:-4}
+[stages.host_prep]
+count = 2
+[stages.epilogue]
+count = 1
+TOML
+  local s0 s1
+  s0=$(date +%s.%N)
+  CUZK_SYNTHESIS_AB=$mode timeout 400 "$B/cuzk" run --config /tmp/cuzk-$tag.toml --exit-when-idle \
+    > "$OUT/run-$tag.log" 2>&1
+  local rc=$?
+  s1=$(date +%s.%N)
+  "$B/cuzk-bench" timeline $D/timeline.jsonl --svg "$OUT/waterfall-$tag.svg" > "$OUT/timeline-$tag.txt" 2>&1
+  local ok=0 bad=0
+  for i in $(seq 1 $N); do
+    if "$B/cuzk" verify --c1 "$C1" --proof $D/done/job$i.proof --param-cache $P > /dev/null 2>&1; then
+      ok=$((ok + 1)); else bad=$((bad + 1)); fi
+  done
+  local steady
+  steady=$(grep -m1 "^throughput" "$OUT/timeline-$tag.txt")
+  printf "%-9s round %s: rc=%s, verified %s/%s (bad %s), wall %.1f s | %s\n" "$mode" "$2" "$rc" "$ok" "$N" "$bad" \
+    "$(awk -v a="$s0" -v b="$s1" 'BEGIN { print b - a }')" "$steady" | tee -a "$OUT/summary.txt"
+  grep -h "slot(s) sized\|R1CS of /\|error\|failed" "$OUT/run-$tag.log" | head -4 | cut -c1-300
+}
+
+for r in $(seq 1 ${ROUNDS:-2}); do
+  one_run synthesis $r
+  one_run prover $r
+done
+echo "== stage loads, last round of each"
+for m in synthesis prover; do
+  echo "-- $m"; grep -A8 "stage loads" "$OUT/timeline-$m-${ROUNDS:-2}.txt" | head -9
+done
+echo "== summary ($SECTOR, $N jobs a run, slots ${SLOTS:-6}, synthesis ${SYNTH:-4} x ${SYNTH_THREADS:-4} threads)"
+cat "$OUT/summary.txt"
