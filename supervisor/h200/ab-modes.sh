@@ -55,13 +55,20 @@ TOML
   steady=$(grep -m1 "^throughput" "$OUT/timeline-$tag.txt")
   printf "%-9s round %s: rc=%s, verified %s/%s (bad %s), wall %.1f s | %s\n" "$mode" "$2" "$rc" "$ok" "$N" "$bad" \
     "$(awk -v a="$s0" -v b="$s1" 'BEGIN { print b - a }')" "$steady" | tee -a "$OUT/summary.txt"
-  grep -h "slot(s) sized\|R1CS of /\|error\|failed" "$OUT/run-$tag.log" | head -4 | cut -c1-300
+  grep -h "slot(s) sized\|R1CS of /\|rror\|failed" "$OUT/run-$tag.log" | grep -v "proofs/min" | head -4 | cut -c1-300
 }
 
 for r in $(seq 1 ${ROUNDS:-2}); do
   one_run synthesis $r
   one_run prover $r
 done
+# The same C1 through `cuzk bench gpu --ab prover`: the GPU's sums against the CPU device's,
+# bit-exact proofs with the same r, s, verify_seal (skipped when the runs took too long).
+if [ $(( $(date +%s) - ${t1%.*} )) -lt ${BENCH_BEFORE_S:-330} ]; then
+  timeout 150 "$B/cuzk" bench gpu --c1 "$C1" --param-cache $P --runs 2 --ab prover > "$OUT/bench-gpu.txt" 2>&1
+  echo "bench gpu --ab prover rc=$?" | tee -a "$OUT/summary.txt"
+  grep -E "equal|bit-exact|verify_seal|GPU total|r1cs" "$OUT/bench-gpu.txt" | head -8 | tee -a "$OUT/summary.txt"
+fi
 echo "== stage loads, last round of each"
 for m in synthesis prover; do
   echo "-- $m"; grep -A8 "stage loads" "$OUT/timeline-$m-${ROUNDS:-2}.txt" | head -9

@@ -7,7 +7,7 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 OUT=${OUT:-/tmp/cuzk-out}
 mkdir -p "$OUT"
-B=$PWD/.device/bin
+B=${CUZK_BIN:-$PWD/.device/bin}
 lib=$(dirname "$(find / -name 'libnvrtc.so*' 2>/dev/null | head -1)")
 export LD_LIBRARY_PATH="$lib:${LD_LIBRARY_PATH:-}"
 P=/tmp/cuzk-params
