@@ -75,3 +75,9 @@ for m in synthesis prover; do
 done
 echo "== summary ($SECTOR, $N jobs a run, slots ${SLOTS:-6}, synthesis ${SYNTH:-4} x ${SYNTH_THREADS:-4} threads)"
 cat "$OUT/summary.txt"
+# The ratio: mean steady rate of each way over its rounds, prover / synthesis.
+awk '/round/ && /steady/ { for (i = 1; i <= NF; i++) if ($i == "steady") { s[$1] += $(i + 1); n[$1]++ } }
+  END { if (n["synthesis"] && n["prover"]) {
+    a = s["synthesis"] / n["synthesis"]; b = s["prover"] / n["prover"];
+    printf "steady proofs/min, mean of %d rounds: synthesis %.1f, prover %.1f: prover/synthesis %.2fx\n", n["prover"], a, b, b / a } }' \
+  "$OUT/summary.txt" | tee -a "$OUT/summary.txt"
