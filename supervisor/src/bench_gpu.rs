@@ -46,10 +46,10 @@ pub struct BenchGpuArgs {
     #[arg(long, env = "CUZK_GPU_LAGRANGE_CACHE")]
     pub lagrange_cache: Option<std::path::PathBuf>,
     /// Who makes a and b, as the stages take it from the same variable: `synthesis` (into
-    /// the slot) or `prover` (the GPU, from the assignment and the recorded R1CS; synthesis
+    /// the slot) or `prover` (the default: the GPU, from the assignment and the recorded R1CS; synthesis
     /// is then also timed leaving them out, beside the synthesis that writes them, and the
     /// CPU device's reference still takes synthesis's a and b).
-    #[arg(long, env = "CUZK_SYNTHESIS_AB", default_value = "synthesis", value_parser = ["synthesis", "prover"])]
+    #[arg(long, env = "CUZK_SYNTHESIS_AB", default_value = "prover", value_parser = ["synthesis", "prover"])]
     pub ab: String,
 }
 

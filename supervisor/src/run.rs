@@ -113,8 +113,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
         submit(file, &drop_dir.incoming)?;
     }
 
-    // a and b left to the prover (`CUZK_SYNTHESIS_AB=prover`, which the stages read from
-    // the same environment): slots without room for them, about half the bytes. Synthetic
+    // a and b left to the prover (`CUZK_SYNTHESIS_AB=prover`, the default, which the
+    // stages read from the same environment): slots without room for them, about half the bytes. Synthetic
     // partitions bring theirs (no R1CS behind them), so their slots keep the room.
     let by_prover = cuzk_synthesis::slot_evals_from_env().map_err(anyhow::Error::msg)?
         == cuzk_kernels::witness::Evaluated::ByProver;

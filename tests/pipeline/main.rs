@@ -309,16 +309,16 @@ fn supervisor_crash_and_drain_lose_nothing_and_prove_nothing_twice() {
     assert!(ends(names::PREP_END).count() >= 3 && !ends(names::PREP_END).any(|e| has_b_g2(&e)));
 }
 
-/// a and b left to the prover (`CUZK_SYNTHESIS_AB=prover`, which every stage reads): the
-/// supervisor sizes the slots without room for them, synthesis writes the assignment only,
-/// the gpu stage records the R1CS of the job's proof type and its device (here the CPU's)
-/// makes a and b from it, every row checked; the proofs verify.
+/// a and b left to the prover (the default; `CUZK_SYNTHESIS_AB` unset, which every stage
+/// reads): the supervisor sizes the slots without room for them, synthesis writes the
+/// assignment only, the gpu stage records the R1CS of the job's proof type and its device
+/// (here the CPU's) makes a and b from it, every row checked; the proofs verify.
 #[test]
-fn a_and_b_left_to_the_prover_prove_and_verify() {
+fn a_and_b_left_to_the_prover_by_default_prove_and_verify() {
     let mut p = Pipeline::new(&counts(1, 1, 1, 1, 1));
     let a = fixture("porep-2KiB-a.c1.json");
     p.submit(&a, "a.json");
-    p.start_with_env(&["--exit-when-idle"], &[("CUZK_SYNTHESIS_AB", "prover")]);
+    p.start(&["--exit-when-idle"]);
     assert_eq!(p.wait_exit(30 * MINUTES), Some(0), "{}", p.logs());
     assert_eq!(p.files("done", ".proof"), ["a.proof"], "{}", p.logs());
     assert!(p.verifies(&a, "a.proof"), "a does not verify");
@@ -326,10 +326,39 @@ fn a_and_b_left_to_the_prover_prove_and_verify() {
     let logs = p.logs();
     for said in [
         "no a and b: the prover makes them",
-        "a and b left to the prover (CUZK_SYNTHESIS_AB=prover)",
+        "a and b left to the prover (CUZK_SYNTHESIS_AB=prover, the default)",
         "a and b are made by this device from the assignment",
     ] {
         assert!(logs.contains(said), "no {said:?} in the logs:\n{logs}");
+    }
+}
+
+/// `CUZK_SYNTHESIS_AB=synthesis`: the slots keep room for a and b, synthesis writes them
+/// (every row checked there), the gpu stage records no R1CS and its device takes the
+/// slot's a and b; the proofs verify.
+#[test]
+fn a_and_b_written_by_synthesis_prove_and_verify() {
+    let mut p = Pipeline::new(&counts(1, 1, 1, 1, 1));
+    let a = fixture("porep-2KiB-a.c1.json");
+    p.submit(&a, "a.json");
+    p.start_with_env(&["--exit-when-idle"], &[("CUZK_SYNTHESIS_AB", "synthesis")]);
+    assert_eq!(p.wait_exit(30 * MINUTES), Some(0), "{}", p.logs());
+    assert_eq!(p.files("done", ".proof"), ["a.proof"], "{}", p.logs());
+    assert!(p.verifies(&a, "a.proof"), "a does not verify");
+    assert!(p.files("failed", "").is_empty(), "{}", p.logs());
+    let logs = p.logs();
+    assert!(
+        logs.contains("a and b written by synthesis (CUZK_SYNTHESIS_AB=synthesis)"),
+        "{logs}"
+    );
+    for not_said in [
+        "no a and b: the prover makes them",
+        "a and b are made by this device from the assignment",
+    ] {
+        assert!(
+            !logs.contains(not_said),
+            "{not_said:?} in the logs:\n{logs}"
+        );
     }
 }
 

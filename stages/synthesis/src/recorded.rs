@@ -41,16 +41,18 @@ impl Combinations {
     }
 }
 
-/// Who makes a slot's a and b, from `CUZK_SYNTHESIS_AB`: `synthesis` (the default: written
-/// into the slot, every row checked here) or `prover` (synthesis writes the assignment only;
-/// the prover makes a and b from it and the same recording, checking every row there:
-/// `Evaluated::ByProver`). A partition synthesized with its combinations built (no
-/// recording, or one that did not fit) has them written either way; c is always left to
-/// the prover (c = a∘b).
+/// Who makes a slot's a and b, from `CUZK_SYNTHESIS_AB`: `prover` (the default: synthesis
+/// writes the assignment only; the prover makes a and b from it and the same recording,
+/// checking every row there: `Evaluated::ByProver`) or `synthesis` (written into the slot,
+/// every row checked here). The prover's way takes about a fifth of synthesis's CPU time
+/// off and halves a slot, for ~26 ms of GPU time a 32 GiB partition: a real 8 MiB prover
+/// on 16 cores, synthesis-bound, ran 1.19x the proofs a minute (docs/perf.md "Who makes a
+/// and b"). A partition synthesized with its combinations built (no recording, or one
+/// that did not fit) has them written either way; c is always left to the prover (c = a∘b).
 pub fn slot_evals_from_env() -> Result<Evaluated, String> {
     match std::env::var("CUZK_SYNTHESIS_AB").as_deref() {
-        Err(_) | Ok("") | Ok("synthesis") => Ok(Evaluated::Here(CValues::LeftOut)),
-        Ok("prover") => Ok(Evaluated::ByProver),
+        Err(_) | Ok("") | Ok("prover") => Ok(Evaluated::ByProver),
+        Ok("synthesis") => Ok(Evaluated::Here(CValues::LeftOut)),
         Ok(other) => Err(format!(
             "CUZK_SYNTHESIS_AB={other}: expected `synthesis` or `prover`"
         )),

@@ -50,8 +50,10 @@ fn run(args: Args) -> Result<()> {
     let evals = slot_evals_from_env().map_err(anyhow::Error::msg)?;
     if evals == cuzk_kernels::witness::Evaluated::ByProver {
         eprintln!(
-            "cuzk-synthesis: a and b left to the prover (CUZK_SYNTHESIS_AB=prover): slots get the assignment only"
+            "cuzk-synthesis: a and b left to the prover (CUZK_SYNTHESIS_AB=prover, the default): slots get the assignment only"
         );
+    } else {
+        eprintln!("cuzk-synthesis: a and b written by synthesis (CUZK_SYNTHESIS_AB=synthesis)");
     }
     let mut told_split = None;
     while !rt.stopping() {
