@@ -13,6 +13,8 @@ source "$(dirname "$0")/env.sh"
 
 SECTOR=${SECTOR:-8MiB}
 C1=${C1:-tests/fixtures/porep-8MiB-a.c1.json}
+SLOTS=${SLOTS:-6}
+SYNTH_THREADS=${SYNTH_THREADS:-4}
 N=${JOBS:-16}
 t0=$(date +%s.%N)
 "$B/cuzk" params generate --sector-size "$SECTOR" --param-cache $P > "$OUT/params.log" 2>&1 || { tail "$OUT/params.log"; exit 1; }
@@ -25,20 +27,7 @@ one_run() { # $1: who makes a and b, $2: round
   for i in $(seq 1 $N); do
     cp "$C1" $D/incoming/.job$i.tmp && mv $D/incoming/.job$i.tmp $D/incoming/job$i.json
   done
-  cat > /tmp/cuzk-$tag.toml <<TOML
-data_dir = "$D"
-param_cache = "$P"
-slots = ${SLOTS:-6}
-sector_size = "$SECTOR"
-trust_params = true
-[stages.synthesis]
-count = ${SYNTH:-4}
-threads = ${SYNTH_THREADS:-4}
-[stages.host_prep]
-count = 2
-[stages.epilogue]
-count = 1
-TOML
+  write_config /tmp/cuzk-$tag.toml $D
   local s0 s1
   s0=$(date +%s.%N)
   CUZK_SYNTHESIS_AB=$mode timeout 400 "$B/cuzk" run --config /tmp/cuzk-$tag.toml --exit-when-idle \
@@ -73,7 +62,7 @@ echo "== stage loads, last round of each"
 for m in synthesis prover; do
   echo "-- $m"; grep -A8 "stage loads" "$OUT/timeline-$m-${ROUNDS:-2}.txt" | head -9
 done
-echo "== summary ($SECTOR, $N jobs a run, slots ${SLOTS:-6}, synthesis ${SYNTH:-4} x ${SYNTH_THREADS:-4} threads)"
+echo "== summary ($SECTOR, $N jobs a run, slots $SLOTS, synthesis ${SYNTH:-4} x $SYNTH_THREADS threads)"
 cat "$OUT/summary.txt"
 # The ratio: mean steady rate of each way over its rounds, prover / synthesis.
 awk '/round/ && /steady/ { for (i = 1; i <= NF; i++) if ($i == "steady") { s[$1] += $(i + 1); n[$1]++ } }

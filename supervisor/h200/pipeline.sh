@@ -28,18 +28,7 @@ for i in $(seq 1 $N); do
   f=tests/fixtures/porep-2KiB-a.c1.json; [ $((i % 2)) -eq 0 ] && f=tests/fixtures/porep-2KiB-b.c1.json
   cp $f $D/incoming/.job$i.tmp && mv $D/incoming/.job$i.tmp $D/incoming/job$i.json
 done
-cat > /tmp/cuzk.toml <<TOML
-data_dir = "$D"
-param_cache = "$P"
-slots = ${SLOTS:-3}
-trust_params = true
-[stages.synthesis]
-count = ${SYNTH:-4}
-[stages.host_prep]
-count = 2
-[stages.epilogue]
-count = 1
-TOML
+write_config /tmp/cuzk.toml $D
 t0=$(date +%s.%N)
 timeout 500 "$B/cuzk" run --config /tmp/cuzk.toml --exit-when-idle > "$OUT/run.log" 2>&1; run_rc=$?
 t1=$(date +%s.%N)

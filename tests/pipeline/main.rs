@@ -309,21 +309,27 @@ fn supervisor_crash_and_drain_lose_nothing_and_prove_nothing_twice() {
     assert!(ends(names::PREP_END).count() >= 3 && !ends(names::PREP_END).any(|e| has_b_g2(&e)));
 }
 
+/// One real 2 KiB job through every stage (one process each) with `env` set for them:
+/// its proof written and verified, nothing failed; the stages' logs for what they said.
+fn one_2kib_job_proves_and_verifies(env: &[(&str, &str)]) -> String {
+    let mut p = Pipeline::new(&counts(1, 1, 1, 1, 1));
+    let a = fixture("porep-2KiB-a.c1.json");
+    p.submit(&a, "a.json");
+    p.start_with_env(&["--exit-when-idle"], env);
+    assert_eq!(p.wait_exit(30 * MINUTES), Some(0), "{}", p.logs());
+    assert_eq!(p.files("done", ".proof"), ["a.proof"], "{}", p.logs());
+    assert!(p.verifies(&a, "a.proof"), "a does not verify");
+    assert!(p.files("failed", "").is_empty(), "{}", p.logs());
+    p.logs()
+}
+
 /// a and b left to the prover (the default; `CUZK_SYNTHESIS_AB` unset, which every stage
 /// reads): the supervisor sizes the slots without room for them, synthesis writes the
 /// assignment only, the gpu stage records the R1CS of the job's proof type and its device
 /// (here the CPU's) makes a and b from it, every row checked; the proofs verify.
 #[test]
 fn a_and_b_left_to_the_prover_by_default_prove_and_verify() {
-    let mut p = Pipeline::new(&counts(1, 1, 1, 1, 1));
-    let a = fixture("porep-2KiB-a.c1.json");
-    p.submit(&a, "a.json");
-    p.start(&["--exit-when-idle"]);
-    assert_eq!(p.wait_exit(30 * MINUTES), Some(0), "{}", p.logs());
-    assert_eq!(p.files("done", ".proof"), ["a.proof"], "{}", p.logs());
-    assert!(p.verifies(&a, "a.proof"), "a does not verify");
-    assert!(p.files("failed", "").is_empty(), "{}", p.logs());
-    let logs = p.logs();
+    let logs = one_2kib_job_proves_and_verifies(&[]);
     for said in [
         "no a and b: the prover makes them",
         "a and b left to the prover (CUZK_SYNTHESIS_AB=prover, the default)",
@@ -338,15 +344,7 @@ fn a_and_b_left_to_the_prover_by_default_prove_and_verify() {
 /// slot's a and b; the proofs verify.
 #[test]
 fn a_and_b_written_by_synthesis_prove_and_verify() {
-    let mut p = Pipeline::new(&counts(1, 1, 1, 1, 1));
-    let a = fixture("porep-2KiB-a.c1.json");
-    p.submit(&a, "a.json");
-    p.start_with_env(&["--exit-when-idle"], &[("CUZK_SYNTHESIS_AB", "synthesis")]);
-    assert_eq!(p.wait_exit(30 * MINUTES), Some(0), "{}", p.logs());
-    assert_eq!(p.files("done", ".proof"), ["a.proof"], "{}", p.logs());
-    assert!(p.verifies(&a, "a.proof"), "a does not verify");
-    assert!(p.files("failed", "").is_empty(), "{}", p.logs());
-    let logs = p.logs();
+    let logs = one_2kib_job_proves_and_verifies(&[("CUZK_SYNTHESIS_AB", "synthesis")]);
     assert!(
         logs.contains("a and b written by synthesis (CUZK_SYNTHESIS_AB=synthesis)"),
         "{logs}"
@@ -368,15 +366,7 @@ fn a_and_b_written_by_synthesis_prove_and_verify() {
 /// type; on the CPU device the proof is the coefficient form's and must verify.
 #[test]
 fn folded_form_records_c_and_the_cpu_device_still_proves() {
-    let mut p = Pipeline::new(&counts(1, 1, 1, 1, 1));
-    let a = fixture("porep-2KiB-a.c1.json");
-    p.submit(&a, "a.json");
-    p.start_with_env(&["--exit-when-idle"], &[("CUZK_GPU_H_FORM", "folded")]);
-    assert_eq!(p.wait_exit(30 * MINUTES), Some(0), "{}", p.logs());
-    assert_eq!(p.files("done", ".proof"), ["a.proof"], "{}", p.logs());
-    assert!(p.verifies(&a, "a.proof"), "a does not verify");
-    assert!(p.files("failed", "").is_empty(), "{}", p.logs());
-    let logs = p.logs();
+    let logs = one_2kib_job_proves_and_verifies(&[("CUZK_GPU_H_FORM", "folded")]);
     assert!(
         logs.contains("entries; a run of challenges per thread"),
         "the gpu stage recorded no C, or not by runs of challenges:\n{logs}"
