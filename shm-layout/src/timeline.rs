@@ -25,6 +25,9 @@ pub mod names {
     pub const PREP_END: &str = "PREP_END";
     /// The slot became ready for the GPU stage (host-prep finished).
     pub const GPU_QUEUE: &str = "GPU_QUEUE";
+    /// The gpu stage readied its device for a job before the job's first partition came
+    /// (R1CS or C recorded, prover made, SRS uploaded), with the steps' times.
+    pub const GPU_READIED: &str = "GPU_READIED";
     pub const GPU_START: &str = "GPU_START";
     pub const GPU_END: &str = "GPU_END";
     pub const EPILOGUE_START: &str = "EPILOGUE_START";

@@ -3,9 +3,9 @@
 # (supervisor/h200/build.sh): who makes a = A·z and b = B·z, measured where synthesis bounds
 # the prover. Random test parameters for $SECTOR are made there, then the same batch of
 # real C1 files ($C1, copied $JOBS times) goes through `cuzk run` with the gpu stage on the
-# GPU, taking turns: CUZK_SYNTHESIS_AB=synthesis (the default: synthesis writes a and b
-# into the slot) and =prover (the slots sized without them, the gpu process makes them from
-# the recorded R1CS), $ROUNDS rounds, same slots, same processes. Every proof is checked
+# GPU, taking turns: CUZK_SYNTHESIS_AB=synthesis (synthesis writes a and b into the slot)
+# and =prover (the default: the slots sized without them, the gpu process makes them from
+# the recorded R1CS), $ROUNDS rounds (MODES="prover" for one way only), same slots, same processes. Every proof is checked
 # by `cuzk verify`. The rate compared is the timeline's steady one (proofs after the first
 # over the time between the first and the last done), which leaves out each run's start.
 # Results under $OUT; a short table last.
@@ -48,8 +48,7 @@ one_run() { # $1: who makes a and b, $2: round
 }
 
 for r in $(seq 1 ${ROUNDS:-2}); do
-  one_run synthesis $r
-  one_run prover $r
+  for m in ${MODES:-synthesis prover}; do one_run $m $r; done
 done
 # The same C1 through `cuzk bench gpu --ab prover`: the GPU's sums against the CPU device's,
 # bit-exact proofs with the same r, s, verify_seal (skipped when the runs took too long).

@@ -114,11 +114,13 @@ impl StageRuntime {
     /// As [`Self::serve`], and `work` may take the next ready slot ahead of time through its
     /// [`Lookahead`] (claimed without waiting, only when one is ready): that slot is the
     /// next one worked on. The gpu stage uploads the next partition's first input under the
-    /// current one's compute this way. On stop a slot taken ahead is given back undone.
+    /// current one's compute this way. When a wait for a slot ends with none, `work` gets
+    /// [`Turn::Idle`]: the gpu stage readies itself for the jobs admitted then, before their
+    /// first partition comes. On stop a slot taken ahead is given back undone.
     pub fn serve_ahead(
         &self,
         stage: Stage,
-        mut work: impl FnMut(SlotClaim<'_>, &mut Lookahead<'_, '_>) -> Result<()>,
+        mut work: impl FnMut(Turn<'_, '_, '_>) -> Result<()>,
     ) -> Result<()> {
         let inbox = self.control.receiver(stage)?;
         let mut next: Option<SlotClaim<'_>> = None;
@@ -132,13 +134,16 @@ impl StageRuntime {
                 Some(claim) => claim,
                 None => match inbox.claim_next(&self.arena, POLL) {
                     Ok(Some(handoff)) => handoff.claim,
-                    Ok(None) => continue,
+                    Ok(None) => {
+                        work(Turn::Idle)?;
+                        continue;
+                    }
                     Err(_) if self.stopping() => break,
                     Err(e) => return Err(e.into()),
                 },
             };
             let mut ahead = Lookahead::new(&mut next, &mut claim_ready);
-            work(claim, &mut ahead)?;
+            work(Turn::Slot(claim, &mut ahead))?;
         }
         if let Some(claim) = next {
             // Another process of this stage (or this one, restarted) takes it.
@@ -147,6 +152,14 @@ impl StageRuntime {
         self.timeline.emit(names::STAGE_EXIT, At::default());
         Ok(())
     }
+}
+
+/// What [`StageRuntime::serve_ahead`] hands its work each time round.
+pub enum Turn<'t, 'l, 'a> {
+    /// A slot to work on, and the one after it if the work wants it early.
+    Slot(SlotClaim<'a>, &'t mut Lookahead<'l, 'a>),
+    /// A wait of one poll (200 ms) found no slot ready.
+    Idle,
 }
 
 /// The next slot a stage may start on before it finishes the current one

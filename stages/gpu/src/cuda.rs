@@ -215,6 +215,17 @@ impl PartitionDevice for CudaDevice {
         self.held.prover = None;
     }
 
+    fn prepare(&mut self, srs: &SrsView<'_>, b_g2: bool) -> Result<Steps> {
+        let ordinal = self.ordinal;
+        self.setup.clear();
+        self.prover_for(srs, b_g2)
+            .map_err(DeviceError)
+            .with_context(|| format!("cuda:{ordinal}"))?;
+        // Reported with the readying, not with the first partition (which no longer waits
+        // for them).
+        Ok(std::mem::take(&mut self.setup))
+    }
+
     fn prove(
         &mut self,
         claim: &SlotClaim<'_>,

@@ -15,11 +15,13 @@ mod cuda;
 mod folded_c;
 mod held_prover;
 mod held_r1cs;
+mod ready_ahead;
 
 pub use cpu::CpuDevice;
 pub use cuda::{CudaDevice, DeviceError};
 pub use folded_c::FoldedC;
 pub use held_r1cs::HeldR1cs;
+pub use ready_ahead::ReadyAhead;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -48,6 +50,12 @@ pub trait PartitionDevice {
     /// The recorded R1CS of the jobs to come: partitions whose slot leaves a and b to the
     /// prover (`slot_view::evals_by_prover`) get them made from it and their assignment.
     fn hold_r1cs(&mut self, r1cs: Arc<R1cs>);
+    /// Readies the device for partitions of `srs` (with B_G2 when `b_g2`) before the first
+    /// one comes, with each step's time: the CUDA device plans its buffers and uploads the
+    /// bases; the CPU device has nothing to ready.
+    fn prepare(&mut self, _srs: &SrsView<'_>, _b_g2: bool) -> Result<Steps> {
+        Ok(Steps::new())
+    }
     /// Computes the four G1 sums (and B_G2 when `b_g2`) for the partition in `claim`
     /// without changing its inputs (a redo after a crash reads the same bytes), with each
     /// step's time. A device that can start on the next partition early asks `ahead` for

@@ -1,17 +1,19 @@
 //! The GPU stage process: one per device. Takes prepped slots, computes H and the G1
 //! MSMs (and B_G2 when the job puts it here), and hands the slot to the epilogue.
 
+use std::collections::HashMap;
 use std::process::ExitCode;
+use std::time::Instant;
 
 use anyhow::Result;
 use clap::Parser;
 use cuzk_gpu::{
-    prove_slot, CpuDevice, CudaDevice, DeviceError, FoldedC, HeldR1cs, PartitionDevice,
+    prove_slot, CpuDevice, CudaDevice, DeviceError, FoldedC, HeldR1cs, PartitionDevice, ReadyAhead,
 };
 use cuzk_shm_layout::timeline::names;
-use cuzk_shm_layout::{At, SlotClaim, SlotState, Stage};
+use cuzk_shm_layout::{At, SlotClaim, SlotState, Stage, StageSender};
 use cuzk_stage_common::pass_through::{live_job, ms};
-use cuzk_stage_common::runtime::Lookahead;
+use cuzk_stage_common::runtime::{Lookahead, Turn};
 use cuzk_stage_common::{BG2Stage, JobSpec, SrsCache, StageArgs, StageRuntime};
 
 #[derive(Parser)]
@@ -64,28 +66,111 @@ fn run(args: Args) -> Result<()> {
     });
     cuzk_kernels::cuda::set_lagrange_cache(args.lagrange_cache.clone());
     let rt = StageRuntime::start(args.stage, Stage::Gpu)?;
-    let to_epilogue = rt.control.sender(SlotState::Proved)?;
-    let mut srs = SrsCache::new(&rt.srs_dir(), rt.args.trust_params);
     let domain = 1usize << rt.arena.header().shape.domain_log2;
-    let mut device: Box<dyn PartitionDevice> = match args.device {
+    let device: Box<dyn PartitionDevice> = match args.device {
         None => Box::new(CpuDevice::new(domain)),
         Some(d) => Box::new(CudaDevice::new(d, &rt.arena)?),
     };
-    // GPU errors per (job, partition): a partition is retried on a device error, and its
-    // job fails after the third.
-    let mut device_errors: std::collections::HashMap<(u64, u32), u32> = Default::default();
-    // With C folded into L, the jobs' circuit's C, set before their prover is made.
-    let mut folded_c = matches!(args.h_form, HFormArg::Folded).then(FoldedC::default);
     // With a and b left to the prover (`CUZK_SYNTHESIS_AB=prover`, as synthesis reads it),
     // the jobs' recorded R1CS, given to the device before their prover is made.
     // (Or the arena was sized without room for them.)
     let by_prover = cuzk_synthesis::slot_evals_from_env().map_err(anyhow::Error::msg)?
         == cuzk_kernels::witness::Evaluated::ByProver
         || rt.arena.header().shape.leaves_evals_to_prover();
-    let mut held_r1cs = by_prover.then(HeldR1cs::default);
-    eprintln!("cuzk-gpu: serving on {}", device.describe());
-    let mut work = |claim: SlotClaim<'_>, ahead: &mut Lookahead<'_, '_>| -> Result<()> {
-        let Some((job, mut claim)) = live_job(&rt, claim, &to_epilogue)? else {
+    let mut serving = Serving {
+        to_epilogue: rt.control.sender(SlotState::Proved)?,
+        srs: SrsCache::new(&rt.srs_dir(), rt.args.trust_params),
+        rt: &rt,
+        device,
+        device_errors: Default::default(),
+        folded_c: matches!(args.h_form, HFormArg::Folded).then(FoldedC::default),
+        held_r1cs: by_prover.then(HeldR1cs::default),
+        ready_ahead: ReadyAhead::default(),
+    };
+    eprintln!("cuzk-gpu: serving on {}", serving.device.describe());
+    rt.serve_ahead(Stage::Gpu, |turn| match turn {
+        Turn::Idle => {
+            serving.ready_ahead();
+            Ok(())
+        }
+        // Slots are taken one ahead when ready, so the CUDA device can upload the next
+        // partition's first input under the current one's compute.
+        Turn::Slot(claim, ahead) if args.upload_ahead => serving.partition(claim, ahead),
+        Turn::Slot(claim, _) => serving.partition(claim, &mut Lookahead::none(&mut None)),
+    })
+}
+
+/// What the gpu process keeps between partitions.
+struct Serving<'r> {
+    rt: &'r StageRuntime,
+    to_epilogue: StageSender,
+    srs: SrsCache,
+    device: Box<dyn PartitionDevice>,
+    /// GPU errors per (job, partition): a partition is retried on a device error, and its
+    /// job fails after the third.
+    device_errors: HashMap<(u64, u32), u32>,
+    /// With C folded into L, the jobs' circuit's C, set before their prover is made.
+    folded_c: Option<FoldedC>,
+    /// With a and b left to the prover, the jobs' recorded R1CS.
+    held_r1cs: Option<HeldR1cs>,
+    ready_ahead: ReadyAhead,
+}
+
+impl<'r> Serving<'r> {
+    /// Records what the device needs of `spec`'s circuit (its C folded into L, its R1CS
+    /// when a and b are made here) unless it holds that already.
+    fn record_circuit(&mut self, spec: &JobSpec) -> Result<()> {
+        if let Some(f) = self.folded_c.as_mut() {
+            f.ensure(spec)?;
+        }
+        if let Some(r) = self.held_r1cs.as_mut() {
+            r.ensure(spec, self.device.as_mut())?;
+        }
+        Ok(())
+    }
+
+    /// While no slot is ready: readies the device for the oldest live job (ready_ahead.rs).
+    fn ready_ahead(&mut self) {
+        let live = self.rt.arena.active_jobs();
+        let Some(id) = self
+            .ready_ahead
+            .job_to_ready(live.map(|j| (j.job_id(), j.is_failed())))
+        else {
+            return;
+        };
+        let started = Instant::now();
+        let readied = self
+            .rt
+            .arena
+            .job(id)
+            .map_err(anyhow::Error::from)
+            .and_then(|job| job.decode_job::<JobSpec>().map_err(anyhow::Error::from))
+            .and_then(|spec| {
+                self.record_circuit(&spec)?;
+                let srs = self.srs.for_job(&spec)?;
+                self.device.prepare(&srs, spec.b_g2_in(BG2Stage::Gpu))
+            });
+        match readied {
+            Ok(steps) => {
+                let steps: Vec<(&str, f64)> = steps.iter().map(|(k, d)| (*k, ms(*d))).collect();
+                self.rt
+                    .timeline
+                    .emit_steps(names::GPU_READIED, At::job(id), &steps);
+                eprintln!(
+                    "cuzk-gpu: readied for job {id} before its first partition in {:.2} s",
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            // Met again, with its message, when the job's first partition comes.
+            Err(e) => eprintln!("cuzk-gpu: job {id}: readying ahead of its partitions: {e:#}"),
+        }
+    }
+
+    /// Proves the partition in `claim` and hands the slot to the epilogue; a device error
+    /// gives it back for a retry (or fails its job after the third).
+    fn partition<'a>(&mut self, claim: SlotClaim<'a>, ahead: &mut Lookahead<'_, 'a>) -> Result<()> {
+        let rt = self.rt;
+        let Some((job, mut claim)) = live_job(rt, claim, &self.to_epilogue)? else {
             return Ok(());
         };
         let at = At::slot(job.job_id(), claim.partition(), claim.slot());
@@ -94,27 +179,23 @@ fn run(args: Args) -> Result<()> {
             .decode_job::<JobSpec>()
             .map_err(anyhow::Error::from)
             .and_then(|spec| {
-                if let Some(f) = folded_c.as_mut() {
-                    f.ensure(&spec)?;
-                }
-                if let Some(r) = held_r1cs.as_mut() {
-                    r.ensure(&spec, device.as_mut())?;
-                }
-                let srs = srs.for_job(&spec)?;
+                self.record_circuit(&spec)?;
+                let srs = self.srs.for_job(&spec)?;
                 let b_g2 = spec.b_g2_in(BG2Stage::Gpu);
-                prove_slot(device.as_mut(), &mut claim, &srs, b_g2, ahead)
+                prove_slot(self.device.as_mut(), &mut claim, &srs, b_g2, ahead)
             });
         match proved {
             Ok(steps) => {
                 let steps: Vec<(&str, f64)> = steps.iter().map(|(k, d)| (*k, ms(*d))).collect();
                 rt.timeline.emit_steps(names::GPU_END, at, &steps);
-                to_epilogue.announce(claim.complete()?)?;
+                self.to_epilogue.announce(claim.complete()?)?;
             }
             Err(e) => {
                 let reason = format!("partition {}: gpu: {e:#}", claim.partition());
                 eprintln!("cuzk-gpu: job {} ({}): {reason}", job.job_id(), job.name());
                 if let Some(DeviceError(gpu)) = e.downcast_ref::<DeviceError>() {
-                    let tries = device_errors
+                    let tries = self
+                        .device_errors
                         .entry((job.job_id(), claim.partition()))
                         .or_default();
                     *tries += 1;
@@ -132,20 +213,11 @@ fn run(args: Args) -> Result<()> {
                     }
                 }
                 job.mark_failed(&reason);
-                to_epilogue.announce(claim.complete()?)?;
+                self.to_epilogue.announce(claim.complete()?)?;
                 rt.timeline
                     .emit_full(names::SLOT_RETURNED, at, None, &[], Some(&reason));
             }
         }
         Ok(())
-    };
-    if args.upload_ahead {
-        // Slots are taken one ahead when ready, so the CUDA device can upload the next
-        // partition's first input under the current one's compute.
-        rt.serve_ahead(Stage::Gpu, work)
-    } else {
-        rt.serve(Stage::Gpu, |claim| {
-            work(claim, &mut Lookahead::none(&mut None))
-        })
     }
 }
