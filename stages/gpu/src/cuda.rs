@@ -1,6 +1,7 @@
 //! The CUDA device: our kernels through `cuzk_kernels::cuda::GpuProver`, which owns every
-//! allocation on its device (made once, when the first partition's parameters are known,
-//! and kept for every partition proved with the same parameters). The bases stay resident
+//! allocation on its device (made once, when the first job's parameters are known: while
+//! the stage waits for that job's first partition, `prepare`, or at that partition; kept for
+//! every partition proved with the same parameters). The bases stay resident
 //! (B_G2's too when the jobs put B_G2 here); each partition uploads only a, b, the
 //! assignment and the plans (no c: the prover makes it as a∘b), by DMA straight from the
 //! arena, which is page-locked once, on a thread started with the process (`HostPin`).
@@ -42,9 +43,9 @@ pub struct CudaDevice {
     /// (it takes seconds per 10 GB), waited for before the first partition's uploads, kept
     /// for the life of the process (every prover uploads from it).
     arena_pin: ArenaPin,
-    /// Set-up done inside the current partition's call (prover planned and the SRS
-    /// uploaded; arena page-locked), reported as steps of that partition: it is why a gpu
-    /// process's first partition takes tens of seconds at 32 GiB.
+    /// Set-up done inside the current call (prover planned and the SRS uploaded; arena
+    /// page-locked), reported as steps of that partition, or of the readying ahead of it
+    /// (`prepare`), which takes it out of the first partition's time.
     setup: Vec<(&'static str, Duration)>,
 }
 
