@@ -77,7 +77,9 @@ awk '/ round / { w = $1; if (!(w in n)) order[k++] = w; n[w]++
       if ($i == "throughput:") sp[w] += $(i + 1)
     } }
   END { for (j = 0; j < k; j++) { w = order[j]
-      printf "%s: mean of %d rounds: steady %.1f, span %.1f proofs/min\n", w, n[w], st[w] / n[w], sp[w] / n[w] }
+      printf "%s: mean of %d rounds: steady %s, span %.2f proofs/min\n", w, n[w], \
+        st[w] ? sprintf("%.1f", st[w] / n[w]) : "-", sp[w] / n[w] }
     if (k > 1) { f = order[0]; l = order[k - 1]
-      printf "%s / %s: steady %.2fx, span %.2fx\n", l, f, (st[l] / n[l]) / (st[f] / n[f]), (sp[l] / n[l]) / (sp[f] / n[f]) } }' \
+      printf "%s / %s: steady %s, span %.2fx\n", l, f, \
+        st[f] && st[l] ? sprintf("%.2fx", (st[l] / n[l]) / (st[f] / n[f])) : "-", (sp[l] / n[l]) / (sp[f] / n[f]) } }' \
   "$OUT/summary.txt" | tee -a "$OUT/summary.txt"
