@@ -23,10 +23,10 @@ pub struct FoldedC {
 }
 
 impl FoldedC {
-    /// Sets C for `spec`'s parameters unless it is set already.
-    pub fn ensure(&mut self, spec: &JobSpec) -> Result<()> {
+    /// Sets C for `spec`'s parameters unless it is set already; whether it recorded one.
+    pub fn ensure(&mut self, spec: &JobSpec) -> Result<bool> {
         if self.params.as_ref() == Some(&spec.params_path) {
-            return Ok(());
+            return Ok(false);
         }
         let started = Instant::now();
         let (c, how) = match &spec.synthetic {
@@ -60,6 +60,6 @@ impl FoldedC {
         set_folded_c(Some(c.clone()));
         self.params = Some(spec.params_path.clone());
         self.c = Some(c);
-        Ok(())
+        Ok(true)
     }
 }

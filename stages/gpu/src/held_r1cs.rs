@@ -22,10 +22,10 @@ pub struct HeldR1cs {
 
 impl HeldR1cs {
     /// Records `spec`'s R1CS and gives it to `device`, unless it holds that of the same
-    /// parameters already (or the job is synthetic).
-    pub fn ensure(&mut self, spec: &JobSpec, device: &mut dyn PartitionDevice) -> Result<()> {
+    /// parameters already (or the job is synthetic); whether it recorded one.
+    pub fn ensure(&mut self, spec: &JobSpec, device: &mut dyn PartitionDevice) -> Result<bool> {
         if spec.synthetic.is_some() || self.params.as_ref() == Some(&spec.params_path) {
-            return Ok(());
+            return Ok(false);
         }
         let started = Instant::now();
         let c1 = spec.read_c1()?;
@@ -38,6 +38,6 @@ impl HeldR1cs {
         );
         device.hold_r1cs(Arc::new(r1cs));
         self.params = Some(spec.params_path.clone());
-        Ok(())
+        Ok(true)
     }
 }

@@ -118,15 +118,16 @@ struct Serving<'r> {
 
 impl<'r> Serving<'r> {
     /// Records what the device needs of `spec`'s circuit (its C folded into L, its R1CS
-    /// when a and b are made here) unless it holds that already.
-    fn record_circuit(&mut self, spec: &JobSpec) -> Result<()> {
+    /// when a and b are made here) unless it holds that already; whether it recorded any.
+    fn record_circuit(&mut self, spec: &JobSpec) -> Result<bool> {
+        let mut recorded = false;
         if let Some(f) = self.folded_c.as_mut() {
-            f.ensure(spec)?;
+            recorded |= f.ensure(spec)?;
         }
         if let Some(r) = self.held_r1cs.as_mut() {
-            r.ensure(spec, self.device.as_mut())?;
+            recorded |= r.ensure(spec, self.device.as_mut())?;
         }
-        Ok(())
+        Ok(recorded)
     }
 
     /// While no slot is ready: readies the device for the oldest live job (ready_ahead.rs).
@@ -146,12 +147,16 @@ impl<'r> Serving<'r> {
             .map_err(anyhow::Error::from)
             .and_then(|job| job.decode_job::<JobSpec>().map_err(anyhow::Error::from))
             .and_then(|spec| {
-                self.record_circuit(&spec)?;
+                let recorded = self.record_circuit(&spec)?;
                 let srs = self.srs.for_job(&spec)?;
-                self.device.prepare(&srs, spec.b_g2_in(BG2Stage::Gpu))
+                let steps = self.device.prepare(&srs, spec.b_g2_in(BG2Stage::Gpu))?;
+                Ok((recorded, steps))
             });
         match readied {
-            Ok(steps) => {
+            // Nothing was missing (the job's parameters are those the device serves now):
+            // no line per job in a prover that runs all day.
+            Ok((false, steps)) if steps.is_empty() => {}
+            Ok((_, steps)) => {
                 let steps: Vec<(&str, f64)> = steps.iter().map(|(k, d)| (*k, ms(*d))).collect();
                 self.rt
                     .timeline
