@@ -35,3 +35,8 @@ pub fn live_job<'a>(
 pub fn ms(d: std::time::Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
+
+/// A stage's named step durations in milliseconds, as the timeline's events carry them.
+pub fn steps_ms<'a>(steps: &[(&'a str, std::time::Duration)]) -> Vec<(&'a str, f64)> {
+    steps.iter().map(|(k, d)| (*k, ms(*d))).collect()
+}

@@ -12,7 +12,7 @@ use cuzk_gpu::{
 };
 use cuzk_shm_layout::timeline::names;
 use cuzk_shm_layout::{At, SlotClaim, SlotState, Stage, StageSender};
-use cuzk_stage_common::pass_through::{live_job, ms};
+use cuzk_stage_common::pass_through::{live_job, steps_ms};
 use cuzk_stage_common::runtime::{Lookahead, Turn};
 use cuzk_stage_common::{BG2Stage, JobSpec, SrsCache, StageArgs, StageRuntime};
 
@@ -157,10 +157,9 @@ impl<'r> Serving<'r> {
             // no line per job in a prover that runs all day.
             Ok((false, steps)) if steps.is_empty() => {}
             Ok((_, steps)) => {
-                let steps: Vec<(&str, f64)> = steps.iter().map(|(k, d)| (*k, ms(*d))).collect();
                 self.rt
                     .timeline
-                    .emit_steps(names::GPU_READIED, At::job(id), &steps);
+                    .emit_steps(names::GPU_READIED, At::job(id), &steps_ms(&steps));
                 eprintln!(
                     "cuzk-gpu: readied for job {id} before its first partition in {:.2} s",
                     started.elapsed().as_secs_f64()
@@ -191,8 +190,8 @@ impl<'r> Serving<'r> {
             });
         match proved {
             Ok(steps) => {
-                let steps: Vec<(&str, f64)> = steps.iter().map(|(k, d)| (*k, ms(*d))).collect();
-                rt.timeline.emit_steps(names::GPU_END, at, &steps);
+                rt.timeline
+                    .emit_steps(names::GPU_END, at, &steps_ms(&steps));
                 self.to_epilogue.announce(claim.complete()?)?;
             }
             Err(e) => {
