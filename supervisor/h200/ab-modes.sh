@@ -70,15 +70,16 @@ done
 echo "== summary ($SECTOR, $N jobs a run, slots $SLOTS, synthesis ${SYNTH:-4} x $SYNTH_THREADS threads)"
 cat "$OUT/summary.txt"
 # The ratios: each way's mean rates over its rounds (steady, and over the whole span, which
-# counts each run's start), the last way's over the first's.
+# counts each run's start) and its mean wait for the first proof, the last way's over the first's.
 awk '/ round / { w = $1; if (!(w in n)) order[k++] = w; n[w]++
     for (i = 1; i <= NF; i++) {
       if ($i == "steady") st[w] += $(i + 1)
       if ($i == "throughput:") sp[w] += $(i + 1)
+      if ($i == "proof" && $(i + 1) == "at") { fp[w] += $(i + 2); fpn[w]++ }
     } }
   END { for (j = 0; j < k; j++) { w = order[j]
-      printf "%s: mean of %d rounds: steady %s, span %.2f proofs/min\n", w, n[w], \
-        st[w] ? sprintf("%.1f", st[w] / n[w]) : "-", sp[w] / n[w] }
+      printf "%s: mean of %d rounds: steady %s, span %.2f proofs/min, first proof at %s s\n", w, n[w], \
+        st[w] ? sprintf("%.1f", st[w] / n[w]) : "-", sp[w] / n[w], fpn[w] ? sprintf("%.2f", fp[w] / fpn[w]) : "-" }
     if (k > 1) { f = order[0]; l = order[k - 1]
       printf "%s / %s: steady %s, span %.2fx\n", l, f, \
         st[f] && st[l] ? sprintf("%.2fx", (st[l] / n[l]) / (st[f] / n[f])) : "-", (sp[l] / n[l]) / (sp[f] / n[f]) } }' \

@@ -127,6 +127,9 @@ pub fn render(a: &Analysis) -> String {
             "; steady {steady:.3} proofs/min (first to last JOB_DONE)"
         );
     }
+    if let Some(first) = t.first_proof_s {
+        let _ = write!(w, "; first proof at {first:.2} s");
+    }
     let _ = writeln!(w);
     bottleneck(w, a);
     out

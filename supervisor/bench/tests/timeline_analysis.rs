@@ -219,6 +219,8 @@ fn jobs_and_throughput() {
     assert_close(t.proofs_per_min, 2.0 / 0.585 * 60.0);
     assert_close(t.s_per_proof.unwrap(), 0.2925);
     assert_close(t.steady_proofs_per_min.unwrap(), 1.0 / 0.293 * 60.0);
+    // Job 1's JOB_DONE at 292 ms, the log's first event at 0.
+    assert_close(t.first_proof_s.unwrap(), 0.292);
 }
 
 #[test]

@@ -33,6 +33,10 @@ pub struct Throughput {
     /// Between the first and the last JOB_DONE: (done − 1) / that time. The steady rate
     /// once the pipeline is full; needs two done jobs.
     pub steady_proofs_per_min: Option<f64>,
+    /// From the first event of the log (the stages' start, for a log a `cuzk run` began)
+    /// to the first JOB_DONE: how long a batch waits for its first proof, which a start's
+    /// set-up (parameters loaded, circuits recorded, bases uploaded) lengthens.
+    pub first_proof_s: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -101,6 +105,7 @@ pub fn jobs(p: &Paired) -> JobsSummary {
             },
             s_per_proof: (done > 0).then(|| span_s / done as f64),
             steady_proofs_per_min: steady,
+            first_proof_s: done_at.first().map(|a| (a - p.first_ns) as f64 / 1e9),
         },
         wall: summarize(&walls),
         jobs: stats,
