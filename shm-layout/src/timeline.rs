@@ -26,8 +26,11 @@ pub mod names {
     /// The slot became ready for the GPU stage (host-prep finished).
     pub const GPU_QUEUE: &str = "GPU_QUEUE";
     /// The gpu stage readied its device for a job before the job's first partition came
-    /// (R1CS or C recorded, prover made, SRS uploaded), with the steps' times.
+    /// (R1CS or C recorded, prover made, SRS uploaded), with the steps' times and their
+    /// whole, `READIED_TOTAL`, which ends at the event.
     pub const GPU_READIED: &str = "GPU_READIED";
+    /// `GPU_READIED`'s step holding the whole readying's time.
+    pub const READIED_TOTAL: &str = "total";
     pub const GPU_START: &str = "GPU_START";
     pub const GPU_END: &str = "GPU_END";
     pub const EPILOGUE_START: &str = "EPILOGUE_START";

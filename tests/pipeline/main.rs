@@ -369,6 +369,17 @@ fn a_and_b_left_to_the_prover_by_default_prove_and_verify() {
         readied.is_some() && readied < started,
         "GPU_READIED {readied:?} not before the first GPU_START {started:?}"
     );
+    // Its steps: the R1CS recording and the whole readying, which began after the claim
+    // (the waterfall draws it from there).
+    let event = events
+        .iter()
+        .find(|e| e.event == names::GPU_READIED && e.job == Some(1))
+        .unwrap();
+    let step = |k| event.steps_ms.get(k).copied().unwrap_or(0.0);
+    let (record, total) = (step("record_circuit"), step(names::READIED_TOTAL));
+    assert!(0.0 < record && record <= total, "{:?}", event.steps_ms);
+    let began_ns = event.mono_ns - (total * 1e6) as u64;
+    assert!(began_ns >= first(names::JOB_CLAIMED).unwrap(), "{event:?}");
 }
 
 /// `CUZK_SYNTHESIS_AB=synthesis`: the slots keep room for a and b, synthesis writes them

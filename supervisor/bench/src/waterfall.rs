@@ -1,6 +1,7 @@
 //! The waterfall picture: one row per partition (job, partition), stages as coloured bars
 //! along time, waits as thin grey bars; above them one row per GPU process with its busy
-//! time, so idle gaps show as holes, and on top the slots in use (bar height = busy share). SVG (plotters), which carries its text as text: no
+//! time, so idle gaps show as holes, and its readyings for a job before the job's first
+//! partition (light green, `GPU_READIED`), and on top the slots in use (bar height = busy share). SVG (plotters), which carries its text as text: no
 //! font files are needed to draw it.
 //!
 //! An interrupted interval (no end seen) is drawn as an outline; a returned one (the stage
@@ -34,6 +35,8 @@ pub fn stage_colour(stage: Stage) -> RGBColor {
 }
 
 const WAIT_COLOUR: RGBColor = RGBColor(190, 190, 190);
+/// The gpu stage's green, lighter: set-up, not a partition's work.
+const READYING_COLOUR: RGBColor = RGBColor(166, 216, 166);
 const SLOTS_COLOUR: RGBColor = RGBColor(90, 90, 90);
 
 /// A row of the picture and what is drawn in it.
@@ -49,8 +52,15 @@ struct Level {
     fraction: f64,
 }
 
+/// What a bar shows: a partition's stage work or wait, or a gpu process readying itself.
+#[derive(Clone, Copy)]
+enum Shows {
+    Phase(Phase),
+    Readying,
+}
+
 struct Bar {
-    phase: Phase,
+    shows: Shows,
     start_s: f64,
     end_s: f64,
     ending: Ending,
@@ -111,18 +121,26 @@ fn rows(p: &Paired) -> Vec<Row> {
         .iter()
         .filter(|i| i.phase == Phase::Work(Stage::Gpu))
         .map(|i| i.pid)
+        .chain(p.readied.iter().map(|r| r.pid))
         .collect();
     gpu_pids.sort_unstable();
     gpu_pids.dedup();
     for pid in gpu_pids {
+        let readyings = p.readied.iter().filter(|r| r.pid == pid).map(|r| Bar {
+            shows: Shows::Readying,
+            start_s: t(r.start_ns),
+            end_s: t(r.end_ns),
+            ending: Ending::Complete,
+        });
         let bars = busy_spans(&p.intervals, Stage::Gpu, pid)
             .into_iter()
             .map(|(s, e)| Bar {
-                phase: Phase::Work(Stage::Gpu),
+                shows: Shows::Phase(Phase::Work(Stage::Gpu)),
                 start_s: t(s),
                 end_s: t(e),
                 ending: Ending::Complete,
             })
+            .chain(readyings)
             .collect();
         rows.push(Row {
             label: format!("GPU pid {pid}"),
@@ -138,7 +156,7 @@ fn rows(p: &Paired) -> Vec<Row> {
             .or_insert((i.start_ns, Vec::new()));
         entry.0 = entry.0.min(i.start_ns);
         entry.1.push(Bar {
-            phase: i.phase,
+            shows: Shows::Phase(i.phase),
             start_s: t(i.start_ns),
             end_s: t(i.end_ns),
             ending: i.ending,
@@ -210,9 +228,10 @@ fn draw(
     for (row, r) in rows.iter().enumerate() {
         let y = row as f64;
         for b in &r.bars {
-            let (colour, half) = match b.phase {
-                Phase::Work(s) => (stage_colour(s), 0.4),
-                Phase::Wait(_) => (WAIT_COLOUR, 0.15),
+            let (colour, half) = match b.shows {
+                Shows::Phase(Phase::Work(s)) => (stage_colour(s), 0.4),
+                Shows::Phase(Phase::Wait(_)) => (WAIT_COLOUR, 0.15),
+                Shows::Readying => (READYING_COLOUR, 0.4),
             };
             let corners = [(b.start_s, y - half), (b.end_s, y + half)];
             let style = match b.ending {
@@ -231,6 +250,7 @@ fn draw_legend(area: &Area) -> Result<(), DrawingAreaErrorKind<std::io::Error>> 
         .into_iter()
         .map(|s| (s.name().to_string(), stage_colour(s).filled()))
         .collect();
+    items.push(("gpu readying".into(), READYING_COLOUR.filled()));
     items.push(("waiting".into(), WAIT_COLOUR.filled()));
     items.push(("returned".into(), BLACK.mix(0.4).filled()));
     items.push(("interrupted (no end)".into(), BLACK.stroke_width(1)));

@@ -224,6 +224,37 @@ fn jobs_and_throughput() {
 }
 
 #[test]
+fn gpu_readyings_are_drawn_from_their_total() {
+    let mut log = two_jobs();
+    // pid 40 readied for job 1 from 20 to 80 ms; an event without its total (an older
+    // log) is left out, one that began before the log is cut at its first event.
+    for (at, total) in [(80.0, Some(60.0)), (90.0, None), (5.0, Some(30.0))] {
+        let e = log.push(at, "GPU_READIED", "gpu", 40);
+        e.job = Some(1);
+        if let Some(ms) = total {
+            e.steps_ms.insert("total".into(), ms);
+        }
+        e.steps_ms.insert("setup_srs_upload".into(), 10.0);
+    }
+    let events: Vec<_> = log.events.clone();
+    let p = cuzk_bench::analysis::pairing::pair(&events);
+    let ms = |ns: u64| (ns - p.first_ns) as f64 / 1e6;
+    let spans: Vec<_> = p
+        .readied
+        .iter()
+        .map(|r| (r.pid, r.job, ms(r.start_ns), ms(r.end_ns)))
+        .collect();
+    assert_eq!(spans, [(40, Some(1), 0.0, 5.0), (40, Some(1), 20.0, 80.0)]);
+    // The picture: the GPU rows are pid 40 and 41, however the readyings lie.
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("w.svg");
+    let (_, _, rows) = cuzk_bench::waterfall::write_svg(&p, None, &svg, "t").unwrap();
+    assert_eq!(rows, 2 + 4, "two GPU processes, four partitions");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("gpu readying"));
+}
+
+#[test]
 fn bottleneck_of_the_hand_made_log() {
     let a = analyze_two_jobs();
     let b = &a.bottleneck;

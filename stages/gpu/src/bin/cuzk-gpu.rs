@@ -148,15 +148,21 @@ impl<'r> Serving<'r> {
             .and_then(|job| job.decode_job::<JobSpec>().map_err(anyhow::Error::from))
             .and_then(|spec| {
                 let recorded = self.record_circuit(&spec)?;
+                let mut steps = Vec::new();
+                if recorded {
+                    steps.push(("record_circuit", started.elapsed()));
+                }
                 let srs = self.srs.for_job(&spec)?;
-                let steps = self.device.prepare(&srs, spec.b_g2_in(BG2Stage::Gpu))?;
-                Ok((recorded, steps))
+                steps.extend(self.device.prepare(&srs, spec.b_g2_in(BG2Stage::Gpu))?);
+                Ok(steps)
             });
         match readied {
             // Nothing was missing (the job's parameters are those the device serves now):
             // no line per job in a prover that runs all day.
-            Ok((false, steps)) if steps.is_empty() => {}
-            Ok((_, steps)) => {
+            Ok(steps) if steps.is_empty() => {}
+            Ok(mut steps) => {
+                // The whole readying (the SRS mapped too): where the waterfall draws it.
+                steps.push((names::READIED_TOTAL, started.elapsed()));
                 self.rt
                     .timeline
                     .emit_steps(names::GPU_READIED, At::job(id), &steps_ms(&steps));

@@ -105,11 +105,23 @@ impl JobOutcome {
     }
 }
 
+/// A gpu process readying its device for a job before the job's first partition
+/// (`GPU_READIED`): the event ends it, its `total` step says when it began.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Readied {
+    pub job: Option<u64>,
+    pub pid: u32,
+    pub start_ns: u64,
+    pub end_ns: u64,
+}
+
 /// Everything the analysis needs, in log order.
 #[derive(Debug, Default)]
 pub struct Paired {
     pub intervals: Vec<Interval>,
     pub jobs: Vec<JobRecord>,
+    /// The gpu processes' readyings (those whose event carries its total).
+    pub readied: Vec<Readied>,
     /// First and last event of the log.
     pub first_ns: u64,
     pub last_ns: u64,
@@ -185,6 +197,7 @@ impl Pairer {
                 names::SLOT_RETURNED => self.slot_returned(e),
                 names::STAGE_EXIT if e.stage != "supervisor" => self.process_exit(e),
                 names::JOB_CLAIMED => self.job_claimed(e),
+                names::GPU_READIED => self.readied(e),
                 names::JOB_DONE => self.job_ended(e, JobOutcome::Done),
                 names::JOB_FAILED => self.job_ended(e, JobOutcome::Failed),
                 _ => {}
@@ -257,6 +270,23 @@ impl Pairer {
         for k in keys {
             self.close(k, e, Ending::Interrupted);
         }
+    }
+
+    fn readied(&mut self, e: &TimelineEvent) {
+        let Some(total_ms) = e.steps_ms.get(names::READIED_TOTAL) else {
+            return;
+        };
+        // Not before the log's first event (a readying the log began inside).
+        let start_ns = e
+            .mono_ns
+            .saturating_sub((total_ms * 1e6) as u64)
+            .max(self.p.first_ns);
+        self.p.readied.push(Readied {
+            job: e.job,
+            pid: e.pid,
+            start_ns,
+            end_ns: e.mono_ns,
+        });
     }
 
     fn job_claimed(&mut self, e: &TimelineEvent) {
