@@ -8,6 +8,7 @@ use group::prime::PrimeCurveAffine;
 use rayon::prelude::*;
 
 use super::layout::VectorSpan;
+use super::load_progress::PointsDone;
 use super::{SrsError, Validation};
 
 /// Flag bits in the first byte of a serialized point.
@@ -120,23 +121,30 @@ pub fn vector_into<P: FilePoint>(
     validation: Validation,
     allow_identity: bool,
     out: &mut [P],
+    done: &PointsDone,
 ) -> Result<(), SrsError> {
     assert_eq!(out.len(), span.count);
     let start = span.offset as usize;
     let raw = &bytes[start..start + span.count * P::BYTES];
-    raw.par_chunks_exact(P::BYTES)
-        .zip(out.par_iter_mut())
-        .with_min_len(1 << 10)
+    // Blocks of points a task, each counted once decoded (the progress lines).
+    const BLOCK: usize = 1 << 12;
+    raw.par_chunks(BLOCK * P::BYTES)
+        .zip(out.par_chunks_mut(BLOCK))
         .enumerate()
-        .try_for_each(|(index, (b, slot))| {
-            *slot =
-                decode_one(b, validation, allow_identity).map_err(|reason| SrsError::BadPoint {
-                    path: path.to_path_buf(),
-                    vector: span.name,
-                    index,
-                    offset: span.offset + (index * P::BYTES) as u64,
-                    reason,
+        .try_for_each(|(block, (raw, slots))| {
+            for (k, (b, slot)) in raw.chunks_exact(P::BYTES).zip(slots.iter_mut()).enumerate() {
+                let index = block * BLOCK + k;
+                *slot = decode_one(b, validation, allow_identity).map_err(|reason| {
+                    SrsError::BadPoint {
+                        path: path.to_path_buf(),
+                        vector: span.name,
+                        index,
+                        offset: span.offset + (index * P::BYTES) as u64,
+                        reason,
+                    }
                 })?;
+            }
+            done.add(slots.len());
             Ok(())
         })
 }

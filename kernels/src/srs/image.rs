@@ -12,8 +12,9 @@ use std::path::Path;
 
 use blstrs::{G1Affine, G2Affine};
 
-use super::decode::{self, FilePoint};
+use super::decode;
 use super::layout::ParamsLayout;
+use super::load_progress;
 use super::{read_vk, Srs, SrsError, Validation, VerifyingKey};
 
 const MAGIC: u64 = u64::from_le_bytes(*b"CUZKSRS1");
@@ -118,7 +119,8 @@ fn slice<P>(bytes: &[u8], at: usize, n: usize) -> Result<&[P], SrsError> {
 }
 
 /// Decodes a `.params` image `params` (named `path` in errors) into `out`, which must be
-/// `image_len` bytes, 64-byte aligned (a page of a mapping is).
+/// `image_len` bytes, 64-byte aligned (a page of a mapping is). A load longer than half a
+/// minute logs its progress (`load_progress`).
 pub fn fill_image(
     params: &[u8],
     path: &Path,
@@ -131,53 +133,61 @@ pub fn fill_image(
     let vk = read_vk(params, path, &layout, validation)?;
     let [h, l, a, b_g1, b_g2] = layout.vectors.expect("scanned with vectors");
     write_vk(out, &img, &vk);
-    fn vector<P: FilePoint>(
-        params: &[u8],
-        path: &Path,
-        span: &super::VectorSpan,
-        validation: Validation,
-        out: &mut [P],
-    ) -> Result<(), SrsError> {
-        // The prover never adds the identity: bellperson refuses it in these vectors too.
-        decode::vector_into(params, path, span, validation, false, out)
-    }
-    vector::<G1Affine>(
-        params,
-        path,
-        &h,
-        validation,
-        slice_mut(out, img.vectors[1], h.count),
-    )?;
-    vector::<G1Affine>(
-        params,
-        path,
-        &l,
-        validation,
-        slice_mut(out, img.vectors[2], l.count),
-    )?;
-    vector::<G1Affine>(
-        params,
-        path,
-        &a,
-        validation,
-        slice_mut(out, img.vectors[3], a.count),
-    )?;
-    vector::<G1Affine>(
-        params,
-        path,
-        &b_g1,
-        validation,
-        slice_mut(out, img.vectors[4], b_g1.count),
-    )?;
-    vector::<G2Affine>(
-        params,
-        path,
-        &b_g2,
-        validation,
-        slice_mut(out, img.vectors[5], b_g2.count),
-    )?;
+    let total = [&h, &l, &a, &b_g1, &b_g2]
+        .iter()
+        .map(|v| v.count as u64)
+        .sum();
+    let what = format!(
+        "{}: {}: loading into shared memory{}",
+        process_name(),
+        path.display(),
+        match validation {
+            Validation::Full => " with the full point check (once per file)",
+            Validation::Trusted => "",
+        }
+    );
+    let line = |l: String| eprintln!("{l}");
+    load_progress::report_while(&what, total, load_progress::LOG_EVERY, line, |done| {
+        let mut vector = |span: &super::VectorSpan, at: usize| {
+            // The prover never adds the identity: bellperson refuses it in these vectors too.
+            decode::vector_into::<G1Affine>(
+                params,
+                path,
+                span,
+                validation,
+                false,
+                slice_mut(out, at, span.count),
+                done,
+            )
+        };
+        vector(&h, img.vectors[1])?;
+        vector(&l, img.vectors[2])?;
+        vector(&a, img.vectors[3])?;
+        vector(&b_g1, img.vectors[4])?;
+        decode::vector_into::<G2Affine>(
+            params,
+            path,
+            &b_g2,
+            validation,
+            false,
+            slice_mut(out, img.vectors[5], b_g2.count),
+            done,
+        )
+    })?;
     seal(out, &img);
     Ok(())
+}
+
+/// The running program's file name ("cuzk-gpu"), which starts the stage processes' lines.
+fn process_name() -> String {
+    std::env::args_os()
+        .next()
+        .and_then(|a| {
+            Path::new(&a)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "cuzk".into())
 }
 
 /// The verifying key's points and ic into their places.

@@ -5,6 +5,7 @@ mod decode;
 mod error;
 mod image;
 mod layout;
+mod load_progress;
 mod synthetic;
 
 pub use error::SrsError;
