@@ -152,8 +152,16 @@ impl<'r> Serving<'r> {
                 if recorded {
                     steps.push(("record_circuit", started.elapsed()));
                 }
+                // Mapping waits while another stage decodes the file (minutes on its
+                // first use, with the full point check): a step of its own when shown.
+                let mapping = Instant::now();
                 let srs = self.srs.for_job(&spec)?;
-                steps.extend(self.device.prepare(&srs, spec.b_g2_in(BG2Stage::Gpu))?);
+                let mapped = mapping.elapsed();
+                let prepared = self.device.prepare(&srs, spec.b_g2_in(BG2Stage::Gpu))?;
+                if recorded || !prepared.is_empty() {
+                    steps.push(("map_srs", mapped));
+                }
+                steps.extend(prepared);
                 Ok(steps)
             });
         match readied {
@@ -161,14 +169,20 @@ impl<'r> Serving<'r> {
             // no line per job in a prover that runs all day.
             Ok(steps) if steps.is_empty() => {}
             Ok(mut steps) => {
+                let total = started.elapsed();
+                let parts: Vec<String> = steps
+                    .iter()
+                    .map(|(k, d)| format!("{k} {:.2} s", d.as_secs_f64()))
+                    .collect();
                 // The whole readying (the SRS mapped too): where the waterfall draws it.
-                steps.push((names::READIED_TOTAL, started.elapsed()));
+                steps.push((names::READIED_TOTAL, total));
                 self.rt
                     .timeline
                     .emit_steps(names::GPU_READIED, At::job(id), &steps_ms(&steps));
                 eprintln!(
-                    "cuzk-gpu: readied for job {id} before its first partition in {:.2} s",
-                    started.elapsed().as_secs_f64()
+                    "cuzk-gpu: readied for job {id} before its first partition in {:.2} s ({})",
+                    total.as_secs_f64(),
+                    parts.join(", ")
                 );
             }
             // Met again, with its message, when the job's first partition comes.
