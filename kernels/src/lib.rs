@@ -9,6 +9,7 @@ pub mod field;
 pub mod groth16;
 pub mod msm;
 pub mod ntt;
+pub mod progress;
 pub mod srs;
 pub mod synthetic;
 pub mod witness;

@@ -4,19 +4,15 @@
 //! duration is known, what is left, since a log shows no animation.
 
 use std::io::Write;
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use cuzk_kernels::progress::{Heartbeat, LOG_EVERY};
 use indicatif::{ProgressBar, ProgressStyle};
-
-/// How often a log gets a line while the call runs.
-const LOG_INTERVAL: Duration = Duration::from_secs(30);
 
 /// A running spinner (terminal) or log heartbeat (not a terminal); `finish_and_clear` ends it.
 pub struct Spinner {
     bar: ProgressBar,
-    heartbeat: Option<(Sender<()>, JoinHandle<()>)>,
+    heartbeat: Option<Heartbeat>,
 }
 
 /// Starts a spinner on stderr that ticks on its own thread until `finish_and_clear`.
@@ -33,7 +29,7 @@ pub fn spinner(message: String, expected: Option<Duration>) -> Spinner {
         Some(heartbeat(
             message.clone(),
             expected,
-            LOG_INTERVAL,
+            LOG_EVERY,
             Box::new(std::io::stderr()),
         ))
     } else {
@@ -51,11 +47,8 @@ impl Spinner {
     }
 
     fn stop(&mut self) {
-        if let Some((stop, thread)) = self.heartbeat.take() {
-            // The thread waits on this channel between lines, so it ends at once.
-            let _ = stop.send(());
-            let _ = thread.join();
-        }
+        // Dropping the heartbeat ends its thread at once.
+        self.heartbeat.take();
     }
 }
 
@@ -66,25 +59,16 @@ impl Drop for Spinner {
     }
 }
 
-/// A thread that writes `heartbeat_line` to `out` every `interval` until told to stop.
+/// Writes `heartbeat_line` to `out` every `interval` until dropped.
 fn heartbeat(
     message: String,
     expected: Option<Duration>,
     interval: Duration,
     mut out: Box<dyn Write + Send>,
-) -> (Sender<()>, JoinHandle<()>) {
-    let (stop, stopped) = mpsc::channel::<()>();
-    let started = Instant::now();
-    let thread = std::thread::spawn(move || loop {
-        match stopped.recv_timeout(interval) {
-            Err(RecvTimeoutError::Timeout) => {
-                let line = heartbeat_line(&message, started.elapsed(), expected);
-                let _ = writeln!(out, "{line}");
-            }
-            Ok(()) | Err(RecvTimeoutError::Disconnected) => return,
-        }
-    });
-    (stop, thread)
+) -> Heartbeat {
+    Heartbeat::start(interval, move |elapsed| {
+        let _ = writeln!(out, "{}", heartbeat_line(&message, elapsed, expected));
+    })
 }
 
 /// `generating ...: 2m 30s elapsed, about 6m 44s left of the 9m 14s expected`.
@@ -148,15 +132,14 @@ mod tests {
     #[test]
     fn heartbeat_writes_periodically_and_stops_when_told() {
         let out = Captured::default();
-        let (stop, thread) = heartbeat(
+        let beat = heartbeat(
             "work".into(),
             None,
             Duration::from_millis(20),
             Box::new(out.clone()),
         );
         std::thread::sleep(Duration::from_millis(150));
-        stop.send(()).unwrap();
-        thread.join().unwrap();
+        drop(beat);
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         let lines = text.lines().count();
         assert!(lines >= 2, "{lines} lines in 150 ms at 20 ms: {text:?}");

@@ -4,8 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-/// How often a step that is still running gets a line.
-pub const LOG_EVERY: Duration = Duration::from_secs(30);
+/// How often a step that is still running gets a line (the project's one interval).
+pub use crate::progress::LOG_EVERY;
 
 /// A step of `total` equal units, logged as `what`.
 pub struct StepLog {

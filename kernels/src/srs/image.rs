@@ -16,6 +16,7 @@ use super::decode;
 use super::layout::ParamsLayout;
 use super::load_progress;
 use super::{read_vk, Srs, SrsError, Validation, VerifyingKey};
+use crate::progress::LOG_EVERY;
 
 const MAGIC: u64 = u64::from_le_bytes(*b"CUZKSRS1");
 const HEADER_BYTES: usize = 4096;
@@ -147,7 +148,7 @@ pub fn fill_image(
         }
     );
     let line = |l: String| eprintln!("{l}");
-    load_progress::report_while(&what, total, load_progress::LOG_EVERY, line, |done| {
+    load_progress::report_while(what, total, LOG_EVERY, line, |done| {
         let mut vector = |span: &super::VectorSpan, at: usize| {
             // The prover never adds the identity: bellperson refuses it in these vectors too.
             decode::vector_into::<G1Affine>(

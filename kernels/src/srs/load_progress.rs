@@ -1,14 +1,14 @@
 //! Progress of a parameter file's decode into shared memory. With the full point check it
 //! takes minutes even for a test size (~8 min at 2 KiB on 2 cores) and far longer at 32
 //! GiB, inside whichever stage process loads the file first, under the supervisor and
-//! systemd: so a line every half minute with how far it is, its rate and what is left.
+//! systemd: so a line every half minute (`crate::progress`) with how far it is, its rate
+//! and what is left.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
-/// How often a load that is still running gets a line.
-pub const LOG_EVERY: Duration = Duration::from_secs(30);
+use crate::progress::Heartbeat;
 
 /// Points decoded so far, added to by the decoding threads a block at a time.
 #[derive(Default)]
@@ -24,30 +24,23 @@ impl PointsDone {
     }
 }
 
-/// Runs `load` while a thread hands `line` a progress line every `every` (none for a load
-/// shorter than that): `what: 1.20 M of 4.19 M points (29 %), 8.1 k points/s, ~369 s left`.
+/// Runs `load` while a heartbeat hands `line` a progress line every `every` (none for a
+/// load shorter than that): `what: 1.20 M of 4.19 M points (29 %), 8.1 k points/s, ~369 s left`.
 pub fn report_while<R>(
-    what: &str,
+    what: String,
     total: u64,
     every: Duration,
-    mut line: impl FnMut(String) + Send,
+    mut line: impl FnMut(String) + Send + 'static,
     load: impl FnOnce(&PointsDone) -> R,
 ) -> R {
-    let done = PointsDone::default();
-    let (finished, wait) = mpsc::channel::<()>();
-    std::thread::scope(|s| {
-        let done = &done;
-        s.spawn(move || {
-            let started = Instant::now();
-            // Ends when `finished` is dropped (the load returned or panicked).
-            while let Err(RecvTimeoutError::Timeout) = wait.recv_timeout(every) {
-                line(progress_line(what, done.get(), total, started.elapsed()));
-            }
-        });
-        let result = load(done);
-        drop(finished);
-        result
-    })
+    let done = Arc::new(PointsDone::default());
+    let _beat = {
+        let done = Arc::clone(&done);
+        Heartbeat::start(every, move |elapsed| {
+            line(progress_line(&what, done.get(), total, elapsed))
+        })
+    };
+    load(&done)
 }
 
 /// The rate so far stands for the rest (the points of one vector cost the same; G2's cost
@@ -99,12 +92,13 @@ mod tests {
     /// Lines while the load runs, none after it returned, and the load's result passed on.
     #[test]
     fn lines_come_while_the_load_runs_and_stop_with_it() {
-        let lines = Mutex::new(Vec::new());
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&lines);
         let r = report_while(
-            "x",
+            "x".into(),
             100,
             Duration::from_millis(20),
-            |l| lines.lock().unwrap().push(l),
+            move |l| sink.lock().unwrap().push(l),
             |done| {
                 for _ in 0..10 {
                     done.add(5);
@@ -120,12 +114,13 @@ mod tests {
         std::thread::sleep(Duration::from_millis(60));
         assert_eq!(lines.lock().unwrap().len(), seen);
         // A short load: no line at all.
-        let quiet = Mutex::new(0);
+        let quiet = Arc::new(Mutex::new(0));
+        let count = Arc::clone(&quiet);
         report_while(
-            "y",
+            "y".into(),
             1,
             Duration::from_secs(30),
-            |_| *quiet.lock().unwrap() += 1,
+            move |_| *count.lock().unwrap() += 1,
             |d| d.add(1),
         );
         assert_eq!(*quiet.lock().unwrap(), 0);
