@@ -174,7 +174,7 @@ static void ec_dft(unsigned n) {
 }
 
 // op 24, (β, n (affine point, scalar split for GLV)) -> k·p as affine points
-// (ec_dft_scale's xyzz_mul_glv, then xyzz_to_affine).
+// (ec_dft_scale's xyzz_mul_glv, then xyzz_to_affine), then the same by xyzz_mul_glv_jsf.
 static void mul_glv(unsigned n) {
   fp_t beta;
   rd(&beta, sizeof beta);
@@ -186,6 +186,31 @@ static void mul_glv(unsigned n) {
   grid(n, [&] { ec_dft_scale(x.data(), in.data(), s.data(), n, beta); });
   for (unsigned i = 0; i < n; i++) out[i] = xyzz_to_affine(x[i]);
   wr(out.data(), n * sizeof(affine_t));
+  for (unsigned i = 0; i < n; i++) {
+    xyzz_t p;
+    if (affine_is_inf(in[i])) {
+      xyzz_set_inf(p);
+    } else {
+      p.X = in[i].x;
+      p.Y = in[i].y;
+      p.ZZ = f_one<fp_t>();
+      p.ZZZ = f_one<fp_t>();
+    }
+    xyzz_mul_glv_jsf(p, s[i], beta);
+    out[i] = xyzz_to_affine(p);
+  }
+  wr(out.data(), n * sizeof(affine_t));
+}
+
+// op 26, n scalars split for GLV -> their joint sparse forms (jsf_of: the four 160-bit
+// digit masks, 80 bytes each).
+static void jsf_op(unsigned n) {
+  for (unsigned i = 0; i < n; i++) {
+    fr_t k;
+    rd(&k, sizeof k);
+    const jsf_t j = jsf_of(k);
+    wr(&j, sizeof j);
+  }
 }
 
 // op 21, n values of c (Montgomery) -> c canonical, the 4 counts, then the lists in kind
@@ -310,6 +335,8 @@ int main() {
       c_fold_op(n);
     } else if (op == 25) {
       r1cs_op(n);
+    } else if (op == 26) {
+      jsf_op(n);
     } else if (op == 1) {  // Fp2 pairs -> a·b, a² (test_fp2_mul)
       for (unsigned i = 0; i < n; i++) {
         fp2_t a, b; rd(&a, sizeof a); rd(&b, sizeof b);

@@ -30,13 +30,14 @@ fn affine_at(out: &[u8], n: usize) -> Vec<G1Affine> {
 }
 
 /// LC and LD' through the device's transform (scale, DIF levels, affine in natural order)
-/// equal the CPU reference's at 2^1..2^6, with a base at infinity and a repeated one.
+/// equal the CPU reference's at 2^1..2^8, with a base at infinity and a repeated one. From
+/// 2^6 on, the levels with 32 blocks or more run a warp a twiddle (ec_dft_level).
 #[test]
 fn lagrange_bases_built_for_the_host_match_the_cpu() {
     let dir = tempfile::tempdir().unwrap();
     let exe = build(dir.path());
     let mut rng = ChaCha8Rng::seed_from_u64(0x1a9);
-    for log_n in 1u32..=6 {
+    for log_n in 1u32..=8 {
         let n = 1usize << log_n;
         let mut h: Vec<G1Affine> = (0..n - 1)
             .map(|_| G1Projective::random(&mut rng).to_affine())
@@ -74,9 +75,9 @@ fn lagrange_bases_built_for_the_host_match_the_cpu() {
     }
 }
 
-/// xyzz_mul_glv equals k·P for scalars whose GLV halves are small (a few low bits, which
-/// a windowed product must not read past), sit across a limb edge, are zero, are all
-/// ones, and for random ones; and keeps infinity.
+/// xyzz_mul_glv and xyzz_mul_glv_jsf equal k·P for scalars whose GLV halves are small (a
+/// few low bits, which a windowed product must not read past), sit across a limb edge, are
+/// zero, are all ones, and for random ones; and keep infinity.
 #[test]
 fn glv_products_built_for_the_host_match_the_cpu() {
     let dir = tempfile::tempdir().unwrap();
@@ -112,11 +113,102 @@ fn glv_products_built_for_the_host_match_the_cpu() {
     input.extend(bytes_of(&[fp_raw(&glv_beta())]));
     input.extend(bytes_of(&points));
     input.extend(bytes_of(&split));
-    let got = affine_at(&run(&exe, dir.path(), &input), ks.len());
+    let out = run(&exe, dir.path(), &input);
+    let (binary, jsf) = out.split_at(ks.len() * 96);
+    let (binary, jsf) = (affine_at(binary, ks.len()), affine_at(jsf, ks.len()));
     for (i, (p, k)) in points.iter().zip(&ks).enumerate() {
         let want = (G1Projective::from(p) * k).to_affine();
-        assert_eq!(got[i], want, "scalar {i}: {k:?}");
+        assert_eq!(binary[i], want, "xyzz_mul_glv, scalar {i}: {k:?}");
+        assert_eq!(jsf[i], want, "xyzz_mul_glv_jsf, scalar {i}: {k:?}");
     }
+}
+
+/// jsf_of (xyzz_mul_glv's digits), for edge and random GLV halves: the digits recompose
+/// k1 and k2; of any three consecutive columns one is zero (the joint sparse form's
+/// property that bounds its weight); and on random halves about half the columns are
+/// nonzero, the additions xyzz_mul_glv makes (the binary pair has three quarters).
+#[test]
+fn joint_sparse_forms_built_for_the_host_recompose_and_are_sparse() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build(dir.path());
+    let mut rng = ChaCha8Rng::seed_from_u64(0x15f);
+    let mut halves: Vec<(u128, u128)> = vec![
+        (0, 0),
+        (1, 0),
+        (0, 1),
+        (3, 5),
+        (7, 7),
+        (u128::MAX, 0),
+        (u128::MAX, u128::MAX),
+        (1 << 127, (1 << 127) - 1),
+        (0x5555_5555_5555_5555_5555_5555_5555_5555, u128::MAX / 3 * 2),
+    ];
+    halves.extend((0..400).map(|_| {
+        let r = |rng: &mut ChaCha8Rng| (rng.next_u64() as u128) << 64 | rng.next_u64() as u128;
+        (r(&mut rng), r(&mut rng))
+    }));
+    let split: Vec<Limbs> = halves
+        .iter()
+        .map(|&(k1, k2)| [k1 as u64, (k1 >> 64) as u64, k2 as u64, (k2 >> 64) as u64])
+        .collect();
+    let mut input = record(26, split.len());
+    input.extend(bytes_of(&split));
+    let out = run(&exe, dir.path(), &input);
+    assert_eq!(out.len(), halves.len() * 80);
+    let (mut nonzero, mut random_columns) = (0usize, 0usize);
+    for (i, (&(k1, k2), j)) in halves.iter().zip(out.chunks(80)).enumerate() {
+        // Digit l of a mask is its bit l + 31 (five little-endian words).
+        let digit = |m: usize, l: usize| {
+            let b = l + 31;
+            let w = u32::from_le_bytes(j[m * 20 + b / 32 * 4..][..4].try_into().unwrap());
+            (w >> (b % 32)) & 1 == 1
+        };
+        let u = |half: usize, l: usize| -> i32 {
+            let (pos, neg) = (digit(2 * half, l), digit(2 * half + 1, l));
+            assert!(!(pos && neg), "scalar {i}: column {l} both signs");
+            pos as i32 - neg as i32
+        };
+        for (half, k) in [(0, k1), (1, k2)] {
+            // Σ u_l·2^l over 129 digits, in i128 pieces: the positive and negative parts.
+            let (mut pos, mut neg) = (0u128, 0u128);
+            let mut top = 0i32;
+            for l in 0..129 {
+                match (u(half, l), l) {
+                    (1, 128) => top += 1,
+                    (-1, 128) => top -= 1,
+                    (1, _) => pos |= 1 << l,
+                    (-1, _) => neg |= 1 << l,
+                    _ => {}
+                }
+            }
+            // k = pos − neg + top·2^128, with k < 2^128.
+            let (low, borrow) = pos.overflowing_sub(neg);
+            assert_eq!(low, k, "scalar {i}, half {half}: digits do not recompose");
+            assert_eq!(
+                top - borrow as i32,
+                0,
+                "scalar {i}, half {half}: above 2^128"
+            );
+        }
+        // Of any three consecutive columns one is zero (Solinas), which bounds the weight.
+        let col = |l: usize| u(0, l) != 0 || u(1, l) != 0;
+        for l in 0..127 {
+            assert!(
+                !(col(l) && col(l + 1) && col(l + 2)),
+                "scalar {i}: columns {l}..{} all nonzero",
+                l + 2
+            );
+        }
+        if i >= 9 {
+            nonzero += (0..129).filter(|&l| col(l)).count();
+            random_columns += 129;
+        }
+    }
+    let density = nonzero as f64 / random_columns as f64;
+    assert!(
+        (0.45..0.55).contains(&density),
+        "nonzero columns {density:.3} of the random halves' joint sparse forms"
+    );
 }
 
 /// h_c_kinds: every value canonical in place, and each non-zero one in its kind's list
