@@ -51,8 +51,9 @@ __device__ __forceinline__ u32 mask_pop(u32 (&m)[5]) {
   return top;
 }
 
-// Hankerson-Menezes-Vanstone, Guide to ECC, Alg. 3.50, one column a step from the bottom,
-// k1 and k2 shifted right as it goes (only l_i = (d_i + k_i) mod 8 is read).
+// Solinas' algorithm (as in Hankerson, Menezes and Vanstone's Guide to ECC), one column a
+// step from the bottom, k1 and k2 shifted right as it goes (only l_i = (d_i + k_i) mod 8
+// is read; d_i is the carry the digits so far owe).
 __device__ __forceinline__ jsf_t jsf_of(const fr_t& k) {
   u32 a[4], b[4];
 #pragma unroll
