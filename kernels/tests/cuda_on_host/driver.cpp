@@ -186,18 +186,14 @@ static void mul_glv(unsigned n) {
   grid(n, [&] { ec_dft_scale(x.data(), in.data(), s.data(), n, beta); });
   for (unsigned i = 0; i < n; i++) out[i] = xyzz_to_affine(x[i]);
   wr(out.data(), n * sizeof(affine_t));
+  // The same products by xyzz_mul_glv_jsf, on the points as ec_dft_scale lifts them (its
+  // product by 1: k1 = 1, k2 = 0).
+  std::vector<fr_t> one(n);
+  for (auto& k : one) k.v[0] = 1;
+  grid(n, [&] { ec_dft_scale(x.data(), in.data(), one.data(), n, beta); });
   for (unsigned i = 0; i < n; i++) {
-    xyzz_t p;
-    if (affine_is_inf(in[i])) {
-      xyzz_set_inf(p);
-    } else {
-      p.X = in[i].x;
-      p.Y = in[i].y;
-      p.ZZ = f_one<fp_t>();
-      p.ZZZ = f_one<fp_t>();
-    }
-    xyzz_mul_glv_jsf(p, s[i], beta);
-    out[i] = xyzz_to_affine(p);
+    xyzz_mul_glv_jsf(x[i], s[i], beta);
+    out[i] = xyzz_to_affine(x[i]);
   }
   wr(out.data(), n * sizeof(affine_t));
 }
