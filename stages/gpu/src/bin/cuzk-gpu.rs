@@ -36,7 +36,7 @@ struct Args {
     /// prover starts: four transforms, a dense MSM and a sparse one; ~17 ms less a 32 GiB
     /// partition on an H200), or `folded` (Lagrange form with the circuit's C folded into
     /// L: no sparse MSM, 0.993 against 1.066 s a 32 GiB partition on an H200). Both others
-    /// cost the start ~7 min at 32 GiB unless `lagrange_cache` holds their bases
+    /// cost the start ~6.5 min at 32 GiB unless `lagrange_cache` holds their bases
     /// (docs/operations.md).
     #[arg(long, env = "CUZK_GPU_H_FORM", default_value = "coefficients")]
     h_form: HFormArg,
