@@ -10,8 +10,8 @@
 //!
 //! Whether a prover takes this form is [`HForm`], set once per process (`set_h_form`; the
 //! gpu stage's `CUZK_GPU_H_FORM`): the default is the coefficient form, because making LC
-//! and LD' takes ~340 s at 2^27 on an H200 by GLV (extrapolated from 8.6 s at 2^22,
-//! docs/perf.md). With a cache directory (`set_lagrange_cache`) they are made once per H
+//! and LD' takes minutes at 2^27 (390 s on an H100, docs/perf.md "The Lagrange transform on
+//! bases that do not repeat"). With a cache directory (`set_lagrange_cache`) they are made once per H
 //! and read at later starts.
 
 use std::path::PathBuf;
@@ -228,10 +228,12 @@ pub(crate) fn lagrange_bases(
     // LC: s_i = g^{−i}/n; LD': s_i = 1/(n·(g^n − 1)).
     let mut results = Vec::with_capacity(2);
     // A line every half minute: at 2^27 the two transforms take minutes.
-    let units = transform_units(log_n);
+    let steps = log_n as usize + 1;
+    let mut weights = transform_weights(log_n, false);
+    weights.extend(transform_weights(log_n, true));
     let mut log = StepLog::new(
         format!("H's {} bases into Lagrange form (LC, then LD')", h.len()),
-        2 * units,
+        weights,
         LOG_EVERY,
     );
     // s_i = c·step^i; no step: the one constant of LD', split once (a split is ~0.7 µs, 2^27 of
@@ -249,7 +251,7 @@ pub(crate) fn lagrange_bases(
         };
         dev.upload(scalars.ptr, scalars.bytes, &s, ks)?;
         let bufs = [bases.ptr, x.ptr, scalars.ptr, tw.ptr, out.ptr];
-        run_transform(dev, log_n, bufs, &mut |u| log.done(t as u32 * units + u))?;
+        run_transform(dev, log_n, bufs, &mut |u| log.done(t * steps + u))?;
         let mut v = vec![G1Affine::identity(); n];
         dev.download(&mut v, out.ptr, ks)?;
         dev.sync(ks)?;
@@ -262,21 +264,56 @@ pub(crate) fn lagrange_bases(
     Ok((lc, ld, took))
 }
 
-/// A transform's cost in units of one DIF level (n/2 products): the scale step is two (n
-/// products), the affine step is left out (an inversion a point, a fraction of a level).
-fn transform_units(log_n: u32) -> u32 {
-    log_n + 2
+/// ec_dft_level's first level whose twiddles are warp-uniform: level k has 2^k blocks, and
+/// from 32 blocks on a warp's lanes share one twiddle (and its product walks the JSF).
+const WARP_UNIFORM_LEVEL: usize = 5;
+
+/// A level's products by a scalar a lane (the binary GLV method: 128 doublings, and a warp
+/// adds at nearly every one of the 128 columns) against a uniform level's over the JSF
+/// (128 doublings, ~77 additions). Counted, with a doubling ~0.6 of an addition:
+/// (0.6·128 + 128)/(0.6·128 + 77) ≈ 1.33; measured from the progress lines of LC and LD' at
+/// 2^27 on an H100 (2026-12-06, docs/perf.md): ~8.4 s a divergent level against 5.9-6.5 s
+/// a uniform one, ~1.4.
+const DIVERGENT_LEVEL_COST: f64 = 1.4;
+
+/// The binary method on one scalar for all (LD''s scale): the warp adds only at the
+/// scalar's nonzero columns, ~96 of 128, against the JSF's ~77: (0.6·128 + 96)/(0.6·128 +
+/// 77) ≈ 1.1 (counted).
+const UNIFORM_BINARY_PRODUCT_COST: f64 = 1.1;
+
+/// A transform's steps as run_transform reports them (the scale, then the log n DIF
+/// levels), each by its cost in uniform levels (n/2 products over the JSF): the scale makes
+/// n products (two levels' worth), by a scalar a lane for LC, by one scalar for LD'
+/// (`one_scalar`); the first WARP_UNIFORM_LEVEL levels take a scalar a lane. The affine
+/// step (an inversion a point, a fraction of a level) is not a step of its own: its time
+/// falls on the step after it.
+fn transform_weights(log_n: u32, one_scalar: bool) -> Vec<f64> {
+    let scale = 2.0
+        * if one_scalar {
+            UNIFORM_BINARY_PRODUCT_COST
+        } else {
+            DIVERGENT_LEVEL_COST
+        };
+    let levels = (0..log_n as usize).map(|k| {
+        if k < WARP_UNIFORM_LEVEL {
+            DIVERGENT_LEVEL_COST
+        } else {
+            1.0
+        }
+    });
+    std::iter::once(scale).chain(levels).collect()
 }
 
 /// out_j = Σ_i w^{ij}·(s_i·P_i) for w = ω^{−1}: scale, log n DIF levels, affine in natural
 /// order (ec_dft.cu); scalars and twiddles split by [`glv_split`]. `bufs`: bases, x (n
-/// XYZZ points), scalars, twiddles, out. Waits for each step and tells `done` how many
-/// units of [`transform_units`] are finished, so a long transform can be logged as it goes.
+/// XYZZ points), scalars, twiddles, out. Waits for each step and tells `done` how many of
+/// the steps of [`transform_weights`] are finished, so a long transform can be logged as it
+/// goes.
 fn run_transform(
     dev: &Device,
     log_n: u32,
     bufs: [CUdeviceptr; 5],
-    done: &mut dyn FnMut(u32),
+    done: &mut dyn FnMut(usize),
 ) -> Result<(), GpuError> {
     let [bases, x, scalars, tw, out] = bufs;
     let n = 1u32 << log_n;
@@ -298,7 +335,7 @@ fn run_transform(
         )?;
     }
     dev.sync(ks)?;
-    done(2);
+    done(1);
     for (k, log_h) in (0..log_n).rev().enumerate() {
         // SAFETY: as above.
         unsafe {
@@ -313,7 +350,7 @@ fn run_transform(
             )?;
         }
         dev.sync(ks)?;
-        done(3 + k as u32);
+        done(2 + k);
     }
     // SAFETY: as above.
     unsafe {
@@ -472,6 +509,31 @@ mod tests {
             let phi = G1Affine::from_raw_unchecked(p.x() * glv_beta(), p.y(), false);
             assert_eq!(phi, want);
         }
+    }
+
+    /// A step a kernel run_transform reports (the scale, then log n levels), the first five
+    /// levels and LC's scale at the divergent cost, the warp-uniform levels at 1; a domain
+    /// of fewer than 32 blocks' levels has only divergent ones.
+    #[test]
+    fn transform_steps_are_weighed_by_their_products() {
+        let lc = transform_weights(27, false);
+        assert_eq!(lc.len(), 28);
+        assert_eq!(lc[0], 2.0 * DIVERGENT_LEVEL_COST);
+        assert!(lc[1..6].iter().all(|&w| w == DIVERGENT_LEVEL_COST));
+        assert!(lc[6..].iter().all(|&w| w == 1.0));
+        let ld = transform_weights(27, true);
+        assert_eq!(ld[0], 2.0 * UNIFORM_BINARY_PRODUCT_COST);
+        assert_eq!(ld[1..], lc[1..]);
+        let small = transform_weights(3, false);
+        assert_eq!(
+            small,
+            vec![
+                2.0 * DIVERGENT_LEVEL_COST,
+                DIVERGENT_LEVEL_COST,
+                DIVERGENT_LEVEL_COST,
+                DIVERGENT_LEVEL_COST
+            ]
+        );
     }
 
     /// k = k1 + k2·λ with k1 < λ, k2 < 2^128, on 0, 1, λ − 1, λ, r − 1 and random scalars.
