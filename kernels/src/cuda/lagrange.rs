@@ -11,8 +11,8 @@
 //! Whether a prover takes this form is [`HForm`], set once per process (`set_h_form`; the
 //! gpu stage's `CUZK_GPU_H_FORM`): the default is the coefficient form, because making LC
 //! and LD' takes minutes at 2^27 (390 s on an H100, docs/perf.md "The Lagrange transform on
-//! bases that do not repeat"). With a cache directory (`set_lagrange_cache`) they are made once per H
-//! and read at later starts.
+//! bases that do not repeat"). With a cache directory (`set_lagrange_cache`) they are made
+//! once per H and read at later starts.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU8, Ordering};
