@@ -29,6 +29,13 @@ impl StepLog {
         }
     }
 
+    /// The steps start now: what the time before went to (preparation that is not a step
+    /// and does not come again) is left out of the rate that reckons what is left.
+    pub fn start_clock(&mut self) {
+        self.started = Instant::now();
+        self.last_line = self.started;
+    }
+
     /// The first `done` steps are finished: prints a line when one is due.
     pub fn done(&mut self, done: usize) {
         if self.last_line.elapsed() >= self.every && done < self.weights.len() {
