@@ -177,7 +177,8 @@ extern "C" __global__ void __launch_bounds__(128) ec_dft_scale(xyzz_t* out, cons
 // the twiddle, and its product skips the zero columns of the twiddle's joint sparse form
 // (xyzz_mul_glv_jsf: ~77 additions a product where a warp of different twiddles makes
 // 128); with fewer (the first five levels) consecutive threads take consecutive i of one
-// block.
+// block. The host's progress lines weigh the levels by the same threshold (lagrange.rs
+// WARP_UNIFORM_LEVEL): a change here changes it there.
 extern "C" __global__ void __launch_bounds__(128) ec_dft_level(xyzz_t* x, const fr_t* tw, u32 log_n, u32 log_h,
                                                                 const fp_t beta) {
   const u32 t = blockIdx.x * blockDim.x + threadIdx.x;

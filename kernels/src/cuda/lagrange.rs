@@ -271,7 +271,8 @@ pub(crate) fn lagrange_bases(
 }
 
 /// ec_dft_level's first level whose twiddles are warp-uniform: level k has 2^k blocks, and
-/// from 32 blocks on a warp's lanes share one twiddle (and its product walks the JSF).
+/// from 32 blocks on a warp's lanes share one twiddle (and its product walks the JSF). The
+/// kernel's `log_blocks >= 5` is the same threshold (ec_dft.cu says so beside it).
 const WARP_UNIFORM_LEVEL: usize = 5;
 
 /// A level's products by a scalar a lane (the binary GLV method: 128 doublings, and a warp
