@@ -86,13 +86,23 @@ impl SrsCache {
         let layout = Srs::layout(params)?;
         let validation = params_check::validation_for(params, self.trust_params);
         let key = SrsKey::of_file(params)?;
+        let checked_key = SrsKey::new(format!("{}:full-check", key.as_str()));
         // A segment filled without the subgroup checks must not stand in for them: a load
-        // that owes the file its full check gets (and fills) a segment of its own. Once the
-        // check has passed, the marker makes later loads Trusted, and either segment serves
-        // (decoding is the same; only the checks differ).
+        // that owes the file its full check gets (and fills) a segment of its own. A
+        // Trusted load (checked before, or the operator trusts the file) maps that checked
+        // segment when a complete one exists (it is at least as good; the decoding is the
+        // same), and only otherwise opens or fills the plain one, so a file checked by one
+        // process is not decoded into a second copy by the next. (A Trusted load racing a
+        // Full load's fill, possible only when processes differ in trust_params, still
+        // fills the plain segment; neither ever maps a half-filled one.)
         let key = match validation {
-            Validation::Full => SrsKey::new(format!("{}:full-check", key.as_str())),
-            Validation::Trusted => key,
+            Validation::Full => checked_key,
+            Validation::Trusted => match Self::open_complete(&self.dir, &checked_key)
+                .with_context(|| format!("{}: checked SRS segment", params.display()))?
+            {
+                Some(segment) => return Ok(segment),
+                None => key,
+            },
         };
         let (segment, filled) =
             SrsSegment::open_or_load(&self.dir, &key, image_len(&layout), |out| {
@@ -107,5 +117,30 @@ impl SrsCache {
             params_check::record_checked(params);
         }
         Ok(segment)
+    }
+
+    /// The segment of `key` if a complete one has been published, never filling it:
+    /// `None` when there is none. Segments appear under their name only once complete
+    /// (magic written, then renamed into place); mapping goes through `open_or_load`, so
+    /// under its lock and with its magic and key checks. A fill still in progress is not
+    /// waited for (its segment has no name yet): that wait could be the whole point check,
+    /// and `open_or_load` on an absent segment makes a scratch file (a huge page on
+    /// hugetlbfs, which may have none to spare).
+    fn open_complete(dir: &Path, key: &SrsKey) -> Result<Option<SrsSegment>> {
+        if !SrsSegment::segment_path(dir, key).exists() {
+            return Ok(None);
+        }
+        let mut absent = false;
+        // Length 0: were the segment removed in between, the refused fill's scratch file
+        // is one header page, never the image.
+        let opened = SrsSegment::open_or_load(dir, key, 0, |_| {
+            absent = true;
+            Err("only an existing segment is mapped here".into())
+        });
+        match opened {
+            Ok((segment, _)) => Ok(Some(segment)),
+            Err(_) if absent => Ok(None),
+            Err(e) => Err(e.into()),
+        }
     }
 }

@@ -1,12 +1,14 @@
 //! The shared SRS segment never stands in for a point check it did not do: a load that owes
 //! the file its full check maps a segment filled with that check, not one a trusted load
-//! filled earlier; once checked (marker beside the file), loads reuse a segment.
+//! filled earlier; once checked (marker beside the file), loads reuse a segment, the
+//! checked one first, so a file checked by one process is not decoded again by the next.
 
 use bellperson::groth16::{generate_random_parameters, Parameters};
 use bellperson::{gadgets::boolean::AllocatedBit, Circuit, ConstraintSystem, SynthesisError};
 use blstrs::{Bls12, Scalar as Fr};
 use cuzk_stage_common::SrsCache;
 use rand_chacha::rand_core::SeedableRng;
+use std::path::{Path, PathBuf};
 
 struct Bits(usize);
 
@@ -19,7 +21,7 @@ impl Circuit<Fr> for Bits {
     }
 }
 
-fn segments(dir: &std::path::Path) -> usize {
+fn segments(dir: &Path) -> usize {
     std::fs::read_dir(dir)
         .unwrap()
         .flatten()
@@ -61,4 +63,42 @@ fn a_trusted_segment_does_not_skip_the_first_full_check() {
     // Checked now: later loads reuse a segment.
     SrsCache::new(shm.path(), false).get(&path).unwrap();
     assert_eq!(segments(shm.path()), 2);
+}
+
+fn write_params(dir: &Path, bits: usize) -> (PathBuf, Parameters<Bls12>) {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+    let params: Parameters<Bls12> = generate_random_parameters(Bits(bits), &mut rng).unwrap();
+    let path = dir.join("p.params");
+    let mut bytes = Vec::new();
+    params.write(&mut bytes).unwrap();
+    std::fs::write(&path, &bytes).unwrap();
+    (path, params)
+}
+
+/// What a second process does after the first checked the file: the marker makes its load
+/// Trusted, and it must map the checked segment rather than decode a second copy.
+#[test]
+fn a_checked_segment_serves_the_trusted_loads_after_it() {
+    let files = tempfile::tempdir().unwrap();
+    let shm = tempfile::tempdir().unwrap();
+    let (path, params) = write_params(files.path(), 64);
+
+    let checked = SrsCache::new(shm.path(), false)
+        .get(&path)
+        .unwrap()
+        .l
+        .to_vec();
+    assert!(files.path().join("p.params.cuzk-checked").exists());
+    assert_eq!(segments(shm.path()), 1);
+
+    for trust_params in [false, true] {
+        let trusted = SrsCache::new(shm.path(), trust_params)
+            .get(&path)
+            .unwrap()
+            .l
+            .to_vec();
+        assert_eq!(segments(shm.path()), 1, "trust_params {trust_params}");
+        assert_eq!(trusted, checked);
+    }
+    assert_eq!(checked, *params.l);
 }
