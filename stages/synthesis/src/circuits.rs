@@ -13,6 +13,7 @@ use storage_proofs_core::merkle::Hasher;
 use storage_proofs_porep::stacked::{self, StackedCircuit, StackedCompound, StackedDrg};
 
 use crate::error::SynthesisError;
+use crate::panics::caught;
 
 type Compound<Tree> = StackedCompound<Tree, DefaultPieceHasher>;
 type Scheme<'a, Tree> = StackedDrg<'a, Tree, DefaultPieceHasher>;
@@ -123,23 +124,42 @@ impl<'c, Tree: 'static + MerkleTreeTrait> PorepCircuits<'c, Tree> {
     /// proofs, ready to synthesize) and its public inputs. Only this one partition: a 32 GiB
     /// partition's witness is ~16 GiB once synthesized.
     pub fn partition(&self, partition: usize) -> Result<PartitionCircuit<Tree>, SynthesisError> {
-        let vanilla_proof = self.vanilla_proofs_of(partition)?;
-        let circuit = <Compound<Tree> as CompoundProof<Scheme<'_, Tree>, _>>::circuit(
-            &self.public_inputs,
-            (), // StackedCircuit has no component private inputs.
-            vanilla_proof,
-            &self.vanilla_params,
-            Some(partition),
-        )
-        .map_err(|err| SynthesisError::Circuit {
-            file: self.c1.file().to_path_buf(),
-            partition,
-            reason: format!("{err:#}"),
-        })?;
+        let circuit = self.circuit(partition, self.vanilla_proofs_of(partition)?)?;
         Ok(PartitionCircuit {
             partition,
             circuit,
             public_inputs: self.public_inputs(partition)?,
+        })
+    }
+
+    /// `StackedCompound::circuit` of partition `partition` with `proofs` (all its challenges'
+    /// or a run of them). It panics on some malformed proofs (`labeling_proofs[0]`): caught,
+    /// that is this partition's error (`crate::panics`).
+    fn circuit(
+        &self,
+        partition: usize,
+        proofs: &Vec<VanillaSealProof<Tree>>,
+    ) -> Result<PorepCircuit<Tree>, SynthesisError> {
+        let file = || self.c1.file().to_path_buf();
+        caught(|| {
+            <Compound<Tree> as CompoundProof<Scheme<'_, Tree>, _>>::circuit(
+                &self.public_inputs,
+                (), // StackedCircuit has no component private inputs.
+                proofs,
+                &self.vanilla_params,
+                Some(partition),
+            )
+        })
+        .map_err(|message| SynthesisError::Panicked {
+            file: file(),
+            partition,
+            during: "building the circuit",
+            message,
+        })?
+        .map_err(|err| SynthesisError::Circuit {
+            file: file(),
+            partition,
+            reason: format!("{err:#}"),
         })
     }
 
@@ -197,14 +217,7 @@ impl<'c, Tree: 'static + MerkleTreeTrait> PorepCircuits<'c, Tree> {
             .ok_or_else(|| {
                 circuit_failed(format!("challenges {run:?} of {}", vanilla_proof.len()))
             })?;
-        <Compound<Tree> as CompoundProof<Scheme<'_, Tree>, _>>::circuit(
-            &self.public_inputs,
-            (),
-            &proofs,
-            &self.vanilla_params,
-            Some(partition),
-        )
-        .map_err(|err| circuit_failed(format!("{err:#}")))
+        self.circuit(partition, &proofs)
     }
 
     /// The prefix every partition circuit starts with, without any challenge and without

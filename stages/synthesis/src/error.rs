@@ -34,6 +34,19 @@ pub enum SynthesisError {
         reason: String,
     },
 
+    /// Upstream code panicked on the C1's data (it rejects malformed vanilla proofs by
+    /// panicking, `crate::panics`): this partition's error, not the process's end.
+    #[error(
+        "{file}: partition {partition}: {during} panicked (malformed vanilla proofs?): {message}"
+    )]
+    Panicked {
+        file: PathBuf,
+        partition: usize,
+        /// "building the circuit" or "synthesizing the circuit".
+        during: &'static str,
+        message: String,
+    },
+
     #[error("{file}: partition {partition}: computing the public inputs failed: {reason}")]
     PublicInputs {
         file: PathBuf,

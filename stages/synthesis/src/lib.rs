@@ -6,6 +6,7 @@ pub mod c_matrix;
 pub mod circuits;
 pub mod dispatch;
 pub mod error;
+mod panics;
 pub mod params;
 pub mod recorded;
 pub mod slot;

@@ -7,7 +7,7 @@
 //! A, B and C in memory: 12 bytes an entry, ~5.6 entries a row.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use cuzk_c1::C1Input;
@@ -132,8 +132,10 @@ impl Recordings {
         layout: Option<&BlockLayout>,
     ) -> Result<Arc<R1cs>, SynthesisError> {
         // Held while recording: a second thread of this process waits rather than records
-        // the same matrices beside it.
-        let mut known = self.known.lock().expect("recordings lock");
+        // the same matrices beside it. Recording synthesizes the partition's first challenge,
+        // which panics on a malformed C1 (`crate::panics`), poisoning the lock: the map is
+        // written only once a recording is whole, so it is still good.
+        let mut known = self.known.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(r1cs) = known.get(key) {
             return Ok(r1cs.clone());
         }
@@ -154,7 +156,10 @@ impl Recordings {
 
     /// Forgets `key`'s recording (a partition it did not fit): the next records again.
     pub(crate) fn drop_recording(&self, key: &Key) {
-        self.known.lock().expect("recordings lock").remove(key);
+        self.known
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(key);
     }
 
     #[cfg(test)]

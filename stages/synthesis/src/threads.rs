@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use bellperson::Circuit;
 use blstrs::Scalar as Fr;
@@ -18,6 +18,7 @@ use cuzk_kernels::witness::{
 };
 use filecoin_proofs::MerkleTreeTrait;
 
+use crate::panics::{caught, Caught};
 use crate::recorded::{Key, Recordings};
 use crate::{Combinations, PorepCircuits, SynthesisError};
 
@@ -93,8 +94,35 @@ impl ThreadedSynthesis {
         circuits: &PorepCircuits<'_, Tree>,
         partition: usize,
         capacity: &CircuitShape,
+        bufs: WitnessBuffers<'_>,
+        what: Evaluated,
+    ) -> Result<(CircuitShape, Split, Evaluated), ThreadedError> {
+        // A panic in upstream code on this partition's data is this partition's error
+        // (`crate::panics`): on this thread caught here, on a run's own thread by `Caught`.
+        let panicked = OnceLock::new();
+        let synthesized =
+            caught(|| self.synthesize_caught(circuits, partition, capacity, bufs, what, &panicked));
+        match (panicked.into_inner(), synthesized) {
+            (None, Ok(done)) => done,
+            (Some(message), _) | (None, Err(message)) => Err(SynthesisError::Panicked {
+                file: circuits.c1().file().to_path_buf(),
+                partition,
+                during: "synthesizing the circuit",
+                message,
+            }
+            .into()),
+        }
+    }
+
+    /// [`Self::synthesize_for`], a panic on a run's own thread kept in `panicked`.
+    fn synthesize_caught<Tree: 'static + MerkleTreeTrait>(
+        &self,
+        circuits: &PorepCircuits<'_, Tree>,
+        partition: usize,
+        capacity: &CircuitShape,
         mut bufs: WitnessBuffers<'_>,
         what: Evaluated,
+        panicked: &OnceLock<String>,
     ) -> Result<(CircuitShape, Split, Evaluated), ThreadedError> {
         let c = match what {
             Evaluated::Here(c) => c,
@@ -119,6 +147,7 @@ impl ThreadedSynthesis {
                 layout.clone(),
                 capacity,
                 &mut bufs,
+                panicked,
             )? {
                 Ok((shape, split)) => return Ok((shape, split, what)),
                 Err(R1csError::Witness(e)) => return Err(e.into()),
@@ -143,14 +172,23 @@ impl ThreadedSynthesis {
                 }
             }
         }
-        let (shape, split) =
-            self.split(&Built(c), circuits, partition, layout, capacity, &mut bufs)??;
+        let (shape, split) = self.split(
+            &Built(c),
+            circuits,
+            partition,
+            layout,
+            capacity,
+            &mut bufs,
+            panicked,
+        )??;
         Ok((shape, split, Evaluated::Here(c)))
     }
 
     /// Synthesizes the partition by `make` on its runs of challenges where `layout` splits
     /// it, else in one piece, and says how: a split the circuit or the threads refuse goes
-    /// in one piece instead (a circuit that is not blocks is remembered as such).
+    /// in one piece instead (a circuit that is not blocks is remembered as such). A run's
+    /// synthesis panicking ends it with an error, the message kept in `panicked`.
+    #[allow(clippy::too_many_arguments)]
     fn split<Tree: 'static + MerkleTreeTrait, M: Make>(
         &self,
         make: &M,
@@ -159,13 +197,17 @@ impl ThreadedSynthesis {
         layout: Result<BlockLayout, String>,
         capacity: &CircuitShape,
         bufs: &mut WitnessBuffers<'_>,
+        panicked: &OnceLock<String>,
     ) -> Result<Result<(CircuitShape, Split), M::Error>, ThreadedError> {
         let why_not = match layout {
             Ok(layout) => {
                 let runs = layout
                     .runs(self.threads)
                     .into_iter()
-                    .map(|run| Ok((run.clone(), circuits.challenge_run(partition, run)?)))
+                    .map(|run| {
+                        let circuit = circuits.challenge_run(partition, run.clone())?;
+                        Ok((run, Caught { circuit, panicked }))
+                    })
                     .collect::<Result<Vec<_>, SynthesisError>>()?;
                 let n = runs.len();
                 match make.blocks(runs, &layout, capacity, bufs) {

@@ -1,0 +1,189 @@
+//! A C1 whose vanilla proofs parse but have a shape upstream storage-proofs-porep asserts on
+//! (an empty `labeling_proofs`: `StackedCompound::circuit` indexes `[0]`; an empty
+//! `drg_parents`: the circuit's synthesis asserts it is not) panics inside upstream while its
+//! partition's circuit is built or synthesized. That panic is the partition's error, naming
+//! the file, the partition and the panic's message, and the same synthesis goes on serving
+//! other C1s: uncaught, it killed the synthesis process, whose restart took the same
+//! partition again, for ever.
+//!
+//! The C1s are the real 2 KiB fixture (one partition, two challenges) with one challenge's
+//! list emptied, given in the bare form (the envelope's `Phase1Out`, decoded).
+
+use std::path::{Path, PathBuf};
+
+use cuzk_c1::{C1Input, GivenIds};
+use cuzk_kernels::witness::{CircuitShape, Evaluated, OwnedWitness};
+use cuzk_synthesis::{
+    with_porep_circuits, CircuitsVisitor, Combinations, PorepCircuits, Split, ThreadedSynthesis,
+};
+use filecoin_proofs::MerkleTreeTrait;
+
+fn fixture() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/porep-2KiB-a.c1.json")
+}
+
+/// Standard base64, padded (the envelope's `Phase1Out`): this crate has no base64 dependency.
+fn base64_decode(text: &str) -> Vec<u8> {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let (mut out, mut acc, mut bits) = (Vec::new(), 0u32, 0);
+    for c in text.bytes().filter(|&c| c != b'=') {
+        let v = ALPHABET.iter().position(|&a| a == c).expect("base64") as u32;
+        acc = (acc << 6 | v) & 0xffff;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    out
+}
+
+/// The fixture as a bare C1 (its SealCommitPhase1Output JSON) with the `nth` `"field":[…]`
+/// emptied, named `name` in errors. The `nth` occurrence is challenge `nth`'s: the proofs are
+/// written in order, and neither field occurs elsewhere.
+fn tampered(name: &str, field: &str, nth: usize) -> C1Input {
+    let envelope = std::fs::read_to_string(fixture()).unwrap();
+    let start = envelope.find("\"Phase1Out\":\"").unwrap() + "\"Phase1Out\":\"".len();
+    let end = start + envelope[start..].find('"').unwrap();
+    let json = String::from_utf8(base64_decode(&envelope[start..end])).unwrap();
+
+    let key = format!("\"{field}\":[");
+    let (at, _) = json.match_indices(&key).nth(nth).expect("the field");
+    let open = at + key.len();
+    // Its closing bracket: the proofs hold numbers, objects and nulls, no string with a bracket.
+    let mut depth = 1;
+    let close = open
+        + json[open..]
+            .bytes()
+            .position(|b| {
+                depth += i32::from(b == b'[') - i32::from(b == b']');
+                depth == 0
+            })
+            .unwrap();
+    let json = format!("{}{}", &json[..open], &json[close..]);
+    C1Input::from_bytes(Path::new(name), json.as_bytes(), GivenIds::default())
+        .expect("the tampered C1 still parses")
+}
+
+/// The fixture's partition 0 shape: the slot capacity synthesis is given.
+struct Shape;
+
+impl CircuitsVisitor for Shape {
+    type Output = CircuitShape;
+    fn visit<Tree: 'static + MerkleTreeTrait>(
+        self,
+        circuits: PorepCircuits<'_, Tree>,
+    ) -> Self::Output {
+        CircuitShape::of(circuits.partition(0).unwrap().circuit).unwrap()
+    }
+}
+
+/// Builds partition 0's circuit alone, as the one-piece path and `cuzk prove` do.
+struct Build;
+
+impl CircuitsVisitor for Build {
+    type Output = Result<(), String>;
+    fn visit<Tree: 'static + MerkleTreeTrait>(
+        self,
+        circuits: PorepCircuits<'_, Tree>,
+    ) -> Self::Output {
+        circuits.partition(0).map(|_| ()).map_err(|e| e.to_string())
+    }
+}
+
+/// Synthesizes partition 0 as the synthesis stage does (`synthesize_into_slot`): a and b
+/// left to the prover.
+struct Synthesize<'s> {
+    synthesis: &'s ThreadedSynthesis,
+    capacity: CircuitShape,
+}
+
+impl CircuitsVisitor for Synthesize<'_> {
+    type Output = Result<Split, String>;
+    fn visit<Tree: 'static + MerkleTreeTrait>(
+        self,
+        circuits: PorepCircuits<'_, Tree>,
+    ) -> Self::Output {
+        let mut w = OwnedWitness::new(self.capacity);
+        self.synthesis
+            .synthesize_for(
+                &circuits,
+                0,
+                &self.capacity,
+                w.buffers(),
+                Evaluated::ByProver,
+            )
+            .map(|(_, split, _)| split)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Partition 0 of the C1 with `field` of challenge `nth` emptied fails with the file, the
+/// partition and `panic` (the upstream panic's message) in its error, by building it alone
+/// (where `builds_alone` is false) and by synthesis on one and on two threads (challenge 1 on
+/// a thread of its own); a well-formed C1 is synthesized afterwards by the same synthesis.
+fn fails_its_partition_only(field: &str, nth: usize, builds_alone: bool, panic: &str) {
+    let name = format!("empty-{field}-{nth}.c1.json");
+    let bad = tampered(&name, field, nth);
+    let good = C1Input::read(&fixture(), GivenIds::default()).unwrap();
+    let capacity = with_porep_circuits(&good, Shape).unwrap();
+    let names_it = |err: &str| {
+        eprintln!("{err}");
+        assert!(err.contains(&name), "does not name the file: {err}");
+        assert!(
+            err.contains("partition 0"),
+            "does not name the partition: {err}"
+        );
+        assert!(
+            err.contains(panic),
+            "does not say what upstream said: {err}"
+        );
+    };
+
+    let built = with_porep_circuits(&bad, Build).unwrap();
+    match (built, builds_alone) {
+        (Ok(()), true) => {}
+        (Err(err), false) => names_it(&err),
+        (built, _) => panic!("building partition 0 alone: {built:?}"),
+    }
+    for threads in [1, 2] {
+        let synthesis = ThreadedSynthesis::with(threads, Combinations::Recorded);
+        let run = |c1: &C1Input| {
+            with_porep_circuits(
+                c1,
+                Synthesize {
+                    synthesis: &synthesis,
+                    capacity,
+                },
+            )
+            .unwrap()
+        };
+        match run(&bad) {
+            Err(err) => names_it(&err),
+            Ok(split) => panic!("{threads} thread(s): synthesized ({split:?})"),
+        }
+        let split = run(&good).expect("a well-formed C1 after the malformed one");
+        assert_eq!(
+            split,
+            if threads == 1 {
+                Split::OnePiece("one thread".into())
+            } else {
+                Split::Threads(2)
+            }
+        );
+    }
+}
+
+#[test]
+fn empty_labeling_proofs_fail_their_partition_not_the_process() {
+    for nth in [0, 1] {
+        fails_its_partition_only("labeling_proofs", nth, false, "index out of bounds");
+    }
+}
+
+#[test]
+fn empty_drg_parents_fail_their_partition_not_the_process() {
+    for nth in [0, 1] {
+        fails_its_partition_only("drg_parents", nth, true, "!drg_parents_proofs.is_empty()");
+    }
+}
