@@ -5,7 +5,7 @@
 //! The table is generic over bytes: the C1 types live in the stage crates. `publish_job`
 //! encodes any serde value with bincode 2 straight into shared memory.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
 
 use bincode::enc::write::SizeWriter;
 use serde::{de::DeserializeOwned, Serialize};
@@ -14,7 +14,8 @@ use crate::arena::Arena;
 use crate::clock::unix_ns;
 use crate::error::ShmError;
 
-/// Most partitions one job may have (a 32/64 GiB PoRep has 10); one bit each in a u64.
+/// Most partitions one job may have (a 32/64 GiB PoRep has 10; NonInteractivePoRep at those
+/// sizes has 126 and is refused at admission); one bit each in a u64.
 pub const MAX_PARTITIONS: usize = 64;
 const NAME_WORDS: usize = 16;
 
@@ -56,6 +57,11 @@ pub struct JobRecord {
     /// took it into (CAS from 0). Recovery of that slot clears it, so the partition is
     /// taken again: a partition is never lost between a job and a slot.
     pub partition_slot: [AtomicU32; MAX_PARTITIONS],
+    /// Per partition: how many times a stage process lost its work on it (died holding
+    /// it, or gave it up with its CUDA context). Kept here, not in the process, so that a
+    /// partition that kills every process taking it fails its job after
+    /// [`LOST_ATTEMPTS_BEFORE_FAILING`] instead of crash-looping a stage forever.
+    pub lost_attempts: [AtomicU8; MAX_PARTITIONS],
     /// Pid of the epilogue that assembles and writes the whole job (0: nobody yet); taken by
     /// CAS, taken over only from a dead pid.
     pub finisher: AtomicU32,
@@ -75,7 +81,12 @@ const REASON_WORDS: usize = 32;
 pub const JOB_FAILED: u32 = 1;
 
 // Part of the layout hash too; spelled out so a change is a deliberate one.
-const _: () = assert!(std::mem::size_of::<JobRecord>() == 14_016);
+const _: () = assert!(std::mem::size_of::<JobRecord>() == 14_080);
+
+/// Lost attempts at one partition after which its job fails (`JobView::note_lost_attempt`):
+/// a loss or two is an operator's kill or an unlucky OOM; four on the same partition
+/// is the partition's own doing (data that crashes the code that reads it).
+pub const LOST_ATTEMPTS_BEFORE_FAILING: u8 = 4;
 
 pub(crate) fn job_word(state: JobState, pid: u32) -> u64 {
     (u64::from(pid) << 8) | state as u64
@@ -210,6 +221,9 @@ impl Arena {
         rec.flags.store(0, Ordering::Relaxed);
         rec.finisher.store(0, Ordering::Relaxed);
         for p in &rec.partition_slot {
+            p.store(0, Ordering::Relaxed);
+        }
+        for p in &rec.lost_attempts {
             p.store(0, Ordering::Relaxed);
         }
         store_text(&rec.reason, "");
@@ -440,6 +454,28 @@ impl<'a> JobView<'a> {
             });
         }
         Ok((before | bit) == self.all_mask())
+    }
+
+    /// Counts a lost attempt at `partition` (`what` lost it, e.g. "a gpu process died
+    /// holding it"); the [`LOST_ATTEMPTS_BEFORE_FAILING`]-th fails the job with a reason
+    /// naming the partition and the cause. Returns the count so far.
+    pub fn note_lost_attempt(&self, partition: u32, what: &str) -> Result<u8, ShmError> {
+        self.check_partition(partition)?;
+        let n = self.rec().lost_attempts[partition as usize]
+            .fetch_add(1, Ordering::AcqRel)
+            .saturating_add(1);
+        if n >= LOST_ATTEMPTS_BEFORE_FAILING {
+            self.mark_failed(&format!(
+                "partition {partition}: lost {n} times, the last time because {what}; not tried again"
+            ));
+        }
+        Ok(n)
+    }
+
+    /// Whether partition `partition`'s proof is in (its done bit set; Acquire).
+    pub fn is_partition_done(&self, partition: u32) -> Result<bool, ShmError> {
+        self.check_partition(partition)?;
+        Ok(self.done_mask() & (1u64 << partition) != 0)
     }
 
     pub fn done_mask(&self) -> u64 {

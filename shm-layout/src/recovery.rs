@@ -15,6 +15,7 @@ use crate::arena::Arena;
 use crate::descriptor::SlotDescriptor;
 use crate::error::ShmError;
 use crate::job::{job_word_state, JobState};
+use crate::slot_state::Stage;
 
 /// What recovery did.
 #[derive(Debug, Default, Clone)]
@@ -53,12 +54,35 @@ impl Arena {
                     break;
                 }
                 let back = w.next(w.state.last_completed(), 0);
+                let synthesizing = back.state == crate::slot_state::SlotState::Free;
+                if synthesizing {
+                    // It died synthesizing: whatever partition it took goes back to its
+                    // job (it may have died before naming it in the slot header). Before
+                    // the slot is freed, so that a partition another process takes into
+                    // the freed slot is not released with it.
+                    for job in self.active_jobs() {
+                        for p in job.release_partitions_of_slot(slot) {
+                            let _ = job.note_lost_attempt(
+                                p,
+                                &format!("a synthesis process (pid {pid}) died holding it"),
+                            );
+                        }
+                    }
+                }
                 if header.transition(w, back).is_ok() {
-                    if back.state == crate::slot_state::SlotState::Free {
-                        // It died synthesizing: whatever partition it took goes back to
-                        // its job (it may have died before naming it in the slot header).
-                        for job in self.active_jobs() {
-                            job.release_partitions_of_slot(slot);
+                    if !synthesizing {
+                        let (job_id, p) = (
+                            header.job_id.load(Ordering::Relaxed),
+                            header.partition.load(Ordering::Relaxed),
+                        );
+                        if let Ok(job) = self.job(job_id) {
+                            let _ = job.note_lost_attempt(
+                                p,
+                                &format!(
+                                    "a {} process (pid {pid}) died holding it",
+                                    Stage::claiming(back.state).map_or("stage", Stage::name)
+                                ),
+                            );
                         }
                     }
                     report.returned.push(SlotDescriptor::new(

@@ -494,3 +494,49 @@ fn job_record_is_one_truth_across_processes() {
     assert!(arena.active_jobs().next().is_none());
     arena.remove().unwrap();
 }
+
+/// A partition whose holder dies again and again (data that crashes the stage reading it)
+/// fails its job at the `LOST_ATTEMPTS_BEFORE_FAILING`-th loss, with a reason naming the
+/// partition and the stage; each loss before it only returns the slot for a redo.
+#[test]
+fn a_partition_lost_again_and_again_fails_its_job() {
+    use cuzk_shm_layout::job::LOST_ATTEMPTS_BEFORE_FAILING;
+    let env = TestEnv::new("lost");
+    let arena = env.create_arena(tiny_shape(), 2);
+    let job = arena.publish_job("poison.json", &(), &[(), ()]).unwrap();
+    let config = iceoryx_config(&env.iox_prefix()).unwrap();
+    let cp = ControlPlane::new(&env.name, &config).unwrap();
+    let tx = cp.sender(SlotState::Synthesized).unwrap();
+    let mut c = arena.claim_any(Stage::Synthesis).expect("a free slot");
+    c.set_partition(job.job_id(), 1);
+    let mut d = c.complete().unwrap();
+    for loss in 1..=LOST_ATTEMPTS_BEFORE_FAILING {
+        tx.announce(d).unwrap();
+        let _ = std::fs::remove_file(env.out("held"));
+        let mut holder = env.spawn("holder", arena.path(), &[("CUZK_K", "1".into())]);
+        assert!(wait_until(Duration::from_secs(20), || env
+            .out("held")
+            .exists()));
+        holder.kill().unwrap(); // SIGKILL, holding the slot
+        holder.wait().unwrap();
+        let report = arena.recover_dead_owner(holder.id()).unwrap();
+        assert_eq!(report.returned.len(), 1);
+        d = report.returned[0];
+        assert_eq!(d.state(), Some(SlotState::Synthesized));
+        assert_eq!(
+            job.is_failed(),
+            loss == LOST_ATTEMPTS_BEFORE_FAILING,
+            "after loss {loss}: {}",
+            job.failure_reason()
+        );
+        let _ = reap_dead_nodes(&config, Some(holder.id()));
+    }
+    let reason = job.failure_reason();
+    assert!(
+        reason.contains(&format!(
+            "partition 1: lost {LOST_ATTEMPTS_BEFORE_FAILING} times"
+        )) && reason.contains("a host-prep process"),
+        "{reason}"
+    );
+    arena.remove().unwrap();
+}

@@ -5,10 +5,12 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use cuzk_c1::proof_type::proof_type_name;
 use cuzk_c1::{C1Input, GivenIds};
 use cuzk_dropdir::DropDir;
 use cuzk_epilogue::load_verifying_key;
 use cuzk_kernels::synthetic::SyntheticShape;
+use cuzk_shm_layout::job::MAX_PARTITIONS;
 use cuzk_shm_layout::timeline::names;
 use cuzk_shm_layout::{Arena, At, JobView, PartitionShape, SlotState, Timeline};
 use cuzk_stage_common::{BG2Stage, JobSpec, SyntheticJob};
@@ -70,39 +72,42 @@ pub fn admit(
         .unwrap_or_default()
         .to_string_lossy()
         .into_owned();
-    let checked = match synthetic {
+    let checked = utf8_path(&working).and_then(|()| match synthetic {
         None => check(&working, arena.header().shape).map(|(p, n)| (p, n, None)),
         Some(shape) => {
             check_synthetic(&working, shape).map(|(job, n)| (PathBuf::new(), n, Some(job)))
         }
-    };
-    match checked {
-        Ok((spec_params, partitions, synthetic)) => {
-            let spec = JobSpec {
-                c1_path: working.clone(),
-                miner_id: None,
-                sector_num: None,
-                params_path: spec_params,
-                data_dir: data_dir.to_path_buf(),
-                claimed_unix_ns: cuzk_shm_layout::clock::unix_ns(),
-                synthetic,
-                b_g2,
-            };
-            let job = arena
-                .publish_job(&name, &spec, &vec![(); partitions])
-                .with_context(|| format!("{name}: publishing the job"))?;
-            timeline.emit_full(
-                names::JOB_CLAIMED,
-                At::job(job.job_id()),
-                Some(&name),
-                &[],
-                None,
-            );
-            Ok(Admitted::Published(job.job_id()))
+    });
+    // What the job record cannot hold (checked above as far as we know how) fails this
+    // file, never the supervisor: an error out of `admit` ends `run` and every job in
+    // flight, and the same file, requeued first at the restart, would end it again.
+    let published = checked.and_then(|(spec_params, partitions, synthetic)| {
+        let spec = JobSpec {
+            c1_path: working.clone(),
+            miner_id: None,
+            sector_num: None,
+            params_path: spec_params,
+            data_dir: data_dir.to_path_buf(),
+            claimed_unix_ns: cuzk_shm_layout::clock::unix_ns(),
+            synthetic,
+            b_g2,
+        };
+        arena
+            .publish_job(&name, &spec, &vec![(); partitions])
+            .map(|job| job.job_id())
+            .context("publishing the job")
+    });
+    match published {
+        Ok(job_id) => {
+            timeline.emit_full(names::JOB_CLAIMED, At::job(job_id), Some(&name), &[], None);
+            Ok(Admitted::Published(job_id))
         }
         Err(e) => {
             let reason = format!("{e:#}");
             eprintln!("cuzk: {name}: {reason}");
+            // Unlike the job, the drop directory failing is the supervisor's own trouble
+            // (disk full, permissions): no file could be claimed or retired either, so
+            // that ends the run.
             drop_dir.fail(&working, &reason)?;
             timeline.emit_full(
                 names::JOB_FAILED,
@@ -116,11 +121,32 @@ pub fn admit(
     }
 }
 
+/// The job record carries the path in a `JobSpec`, which bincode encodes only as UTF-8.
+fn utf8_path(path: &Path) -> Result<()> {
+    if path.to_str().is_none() {
+        bail!(
+            "{}: the path is not valid UTF-8, which a job record cannot carry; rename the file",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
 /// Everything about a C1 that can be checked before minutes of proving: it parses, has a
 /// prover id and sector number, its verifying key and parameters exist, and its
 /// partitions fit the arena's slots. Returns the parameter file and the partition count.
 fn check(c1_path: &Path, slot_shape: PartitionShape) -> Result<(PathBuf, usize)> {
     let c1 = C1Input::read(c1_path, GivenIds::default())?;
+    // Before the keys and parameters: a valid C1 of too many partitions (NonInteractivePoRep
+    // at 32/64 GiB has 126) is refused for that, whatever else this machine lacks.
+    if c1.partitions() > MAX_PARTITIONS {
+        bail!(
+            "{}: {} partitions ({}); a job holds at most {MAX_PARTITIONS} in this build",
+            c1_path.display(),
+            c1.partitions(),
+            proof_type_name(c1.proof_type())
+        );
+    }
     c1.prover_id()?;
     c1.sector_id()?;
     load_verifying_key(c1.proof_type())?;
@@ -172,12 +198,12 @@ fn check_synthetic(path: &Path, shape: SyntheticShape) -> Result<(SyntheticJob, 
         );
     }
     let n = job.partitions as usize;
-    if n == 0 || n > cuzk_shm_layout::job::MAX_PARTITIONS {
+    if n == 0 || n > MAX_PARTITIONS {
         bail!(
             "{}: {} partitions (1 to {} allowed)",
             path.display(),
             n,
-            cuzk_shm_layout::job::MAX_PARTITIONS
+            MAX_PARTITIONS
         );
     }
     Ok((job, n))
@@ -219,4 +245,97 @@ pub fn retire_failed(arena: &Arena, drop_dir: &DropDir, timeline: &Timeline) -> 
         job.retire();
     }
     Ok(retired)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+
+    use cuzk_kernels::synthetic::TINY;
+    use cuzk_shm_layout::ArenaConfig;
+
+    use super::*;
+
+    /// A data directory with its drop directory, and an arena of tiny slots beside it.
+    fn setup(job_blob_capacity: u64) -> (tempfile::TempDir, DropDir, Arena) {
+        let tmp = tempfile::tempdir().unwrap();
+        let drop_dir = DropDir::open(&tmp.path().join("data")).unwrap();
+        let shape = PartitionShape::new(
+            1 << TINY.domain_log2,
+            TINY.num_inputs as u64,
+            TINY.num_aux as u64,
+        );
+        let mut cfg = ArenaConfig::new("admission", shape, 1);
+        cfg.dir = tmp.path().to_owned();
+        cfg.job_blob_capacity = job_blob_capacity;
+        let arena = Arena::create(&cfg).unwrap();
+        (tmp, drop_dir, arena)
+    }
+
+    fn admit_one(
+        arena: &Arena,
+        drop_dir: &DropDir,
+        tmp: &Path,
+        incoming: &Path,
+        synthetic: Option<SyntheticShape>,
+    ) -> Admitted {
+        let timeline = Timeline::open(None, "supervisor").unwrap();
+        let data = tmp.join("data");
+        admit(
+            arena,
+            drop_dir,
+            incoming,
+            &data,
+            synthetic,
+            BG2Stage::HostPrep,
+            &timeline,
+        )
+        .expect("a file the job record cannot carry fails that file, not the supervisor")
+    }
+
+    fn reason(drop_dir: &DropDir, stem: &[u8]) -> String {
+        let mut name = stem.to_vec();
+        name.extend_from_slice(b".reason");
+        std::fs::read_to_string(drop_dir.failed.join(OsStr::from_bytes(&name))).unwrap()
+    }
+
+    /// A real C1 under a name bincode cannot encode: refused for its name, before the
+    /// parameters are looked for, and moved to failed/.
+    #[test]
+    fn a_c1_named_in_invalid_utf8_is_refused_not_fatal() {
+        let (tmp, drop_dir, arena) = setup(1 << 20);
+        let name = OsStr::from_bytes(b"bad\xff.json");
+        let incoming = drop_dir.incoming.join(name);
+        let fixture =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/porep-2KiB-a.c1.json");
+        std::fs::copy(fixture, &incoming).unwrap();
+
+        let admitted = admit_one(&arena, &drop_dir, tmp.path(), &incoming, None);
+
+        assert!(matches!(admitted, Admitted::Refused));
+        assert!(drop_dir.failed.join(name).exists());
+        assert!(!drop_dir.working.join(name).exists());
+        let reason = reason(&drop_dir, b"bad\xff");
+        assert!(reason.contains("bad\u{fffd}.json"), "{reason}");
+        assert!(reason.contains("not valid UTF-8"), "{reason}");
+        assert_eq!(arena.active_jobs().count(), 0);
+    }
+
+    /// A job the checks pass but the arena cannot publish (here: a blob window too small
+    /// for its spec) is refused with publish_job's reason.
+    #[test]
+    fn a_job_the_arena_cannot_publish_is_refused_not_fatal() {
+        let (tmp, drop_dir, arena) = setup(8);
+        let incoming = drop_dir.incoming.join("s.json");
+        std::fs::write(&incoming, r#"{"synthetic": "tiny", "partitions": 1}"#).unwrap();
+
+        let admitted = admit_one(&arena, &drop_dir, tmp.path(), &incoming, Some(TINY));
+
+        assert!(matches!(admitted, Admitted::Refused));
+        assert!(drop_dir.failed.join("s.json").exists());
+        let reason = reason(&drop_dir, b"s");
+        assert!(reason.contains("publishing the job"), "{reason}");
+        assert_eq!(arena.active_jobs().count(), 0);
+    }
 }

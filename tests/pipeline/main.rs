@@ -17,20 +17,37 @@ use serde_json::Value;
 
 const MINUTES: Duration = Duration::from_secs(60);
 
-/// The 2 KiB fixture with one Merkle-path byte flipped: it parses and synthesizes, but its
-/// proof cannot verify.
-fn tampered_c1() -> Vec<u8> {
+/// The 2 KiB fixture with `edit` applied to the first challenge of its first partition's
+/// vanilla proof (the JSON inside the envelope's base64 `Phase1Out`).
+fn edited_c1(edit: impl FnOnce(&mut Value)) -> Vec<u8> {
     let mut envelope: Value =
         serde_json::from_slice(&std::fs::read(fixture("porep-2KiB-a.c1.json")).unwrap()).unwrap();
     let b64 = base64::engine::general_purpose::STANDARD;
     let mut inner: Value =
         serde_json::from_slice(&b64.decode(envelope["Phase1Out"].as_str().unwrap()).unwrap())
             .unwrap();
-    let byte = &mut inner["vanilla_proofs"]["StackedDrg2KiBV1"][0][0]["comm_d_proofs"]["data"]
-        ["Single"]["path"]["path"][0]["hashes"][0][5];
-    *byte = Value::from(byte.as_u64().unwrap() ^ 1);
+    edit(&mut inner["vanilla_proofs"]["StackedDrg2KiBV1"][0][0]);
     envelope["Phase1Out"] = Value::from(b64.encode(serde_json::to_vec(&inner).unwrap()));
     serde_json::to_vec(&envelope).unwrap()
+}
+
+/// One Merkle-path byte flipped: it parses and synthesizes, but its proof cannot verify.
+fn tampered_c1() -> Vec<u8> {
+    edited_c1(|challenge| {
+        let byte =
+            &mut challenge["comm_d_proofs"]["data"]["Single"]["path"]["path"][0]["hashes"][0][5];
+        *byte = Value::from(byte.as_u64().unwrap() ^ 1);
+    })
+}
+
+/// The labeling proofs emptied: it parses and is admitted, and upstream's circuit builder
+/// panics on it (it indexes `labeling_proofs[0]`).
+fn panicking_c1() -> Vec<u8> {
+    edited_c1(|challenge| {
+        let labeling = &mut challenge["labeling_proofs"];
+        assert!(labeling.is_array(), "the fixture's labeling proofs");
+        *labeling = Value::Array(vec![]);
+    })
 }
 
 fn counts(slots: u32, synthesis: u32, host_prep: u32, gpu: u32, epilogue: u32) -> String {
@@ -60,6 +77,7 @@ fn every_job_ends_verified_or_failed_despite_kills_and_bad_input() {
     p.submit_bytes(b"{\"SectorNum\": 1, \"Phase1Out\": ", "malformed.json");
     p.submit_bytes(&full[..full.len() / 2], "truncated.json");
     p.submit_bytes(&tampered_c1(), "tampered.json");
+    p.submit_bytes(&panicking_c1(), "panicking.json");
     // Not a C1 name: left alone in incoming/ with a warning.
     p.submit_bytes(b"notes", "README.txt");
 
@@ -101,9 +119,9 @@ fn every_job_ends_verified_or_failed_despite_kills_and_bad_input() {
         })
     });
 
-    p.wait_for("all six C1 files to end", 40 * MINUTES, |p| {
+    p.wait_for("all seven C1 files to end", 40 * MINUTES, |p| {
         rss.push(p.rss_kb());
-        p.files("done", ".proof").len() + p.files("failed", ".reason").len() == 6
+        p.files("done", ".proof").len() + p.files("failed", ".reason").len() == 7
     });
     let proofs = p.files("done", ".proof");
     assert_eq!(
@@ -122,9 +140,23 @@ fn every_job_ends_verified_or_failed_despite_kills_and_bad_input() {
     }
     assert_eq!(
         p.files("failed", ".reason"),
-        ["malformed.reason", "tampered.reason", "truncated.reason"]
+        [
+            "malformed.reason",
+            "panicking.reason",
+            "tampered.reason",
+            "truncated.reason"
+        ]
     );
     let reason = |n| std::fs::read_to_string(p.data.join("failed").join(n)).unwrap();
+    // Upstream's panic on the C1's data failed that job, named, and no synthesis process
+    // died of it (the one restart the log shows below is the kill).
+    assert!(
+        reason("panicking.reason").contains("panicking.json")
+            && reason("panicking.reason").contains("partition 0")
+            && reason("panicking.reason").contains("panicked"),
+        "{}",
+        reason("panicking.reason")
+    );
     assert!(
         reason("tampered.reason").contains("partition 0"),
         "{}",
@@ -136,7 +168,7 @@ fn every_job_ends_verified_or_failed_despite_kills_and_bad_input() {
         reason("truncated.reason")
     );
     assert!(
-        p.files("failed", ".json").len() == 3,
+        p.files("failed", ".json").len() == 4,
         "inputs kept beside their reasons"
     );
     assert!(p.files("working", "").is_empty());
@@ -165,6 +197,12 @@ fn every_job_ends_verified_or_failed_despite_kills_and_bad_input() {
             "{stage} was killed but no restart was scheduled\n{logs}"
         );
     }
+    // Only the kill ended a synthesis process: the panic on panicking.json did not.
+    let synthesis_exits = logs
+        .lines()
+        .filter(|l| l.contains("cuzk: synthesis #") && l.contains("restart scheduled"))
+        .count();
+    assert_eq!(synthesis_exits, 1, "{logs}");
     for stage in ["host-prep", "gpu", "epilogue"] {
         let restarts: u64 = status["stages"]
             .as_array()
@@ -179,9 +217,9 @@ fn every_job_ends_verified_or_failed_despite_kills_and_bad_input() {
         );
     }
     assert_eq!(status["done_total"], 3);
-    assert_eq!(status["failed_total"], 3);
+    assert_eq!(status["failed_total"], 4);
     // Memory: the arena never grows, shared memory is the arena plus one SRS segment, and
-    // the processes' private memory does not grow with the number of jobs (six jobs
+    // the processes' private memory does not grow with the number of jobs (seven jobs
     // through two slots): the last samples stay within the early peak plus a margin for
     // allocator noise.
     assert_eq!(
@@ -208,7 +246,7 @@ fn every_job_ends_verified_or_failed_despite_kills_and_bad_input() {
     assert_eq!(code, Some(0), "{text}");
     for want in [
         "running",
-        "3 done, 3 failed",
+        "3 done, 4 failed",
         "slots:",
         "synthesis",
         "host-prep",
@@ -408,5 +446,35 @@ fn folded_form_records_c_and_the_cpu_device_still_proves() {
         &[("CUZK_GPU_H_FORM", "folded")],
         &["entries; a run of challenges per thread"],
         &[],
+    );
+}
+
+/// The epilogue that becomes the job's finisher dies (aborts, through the test hook
+/// `CUZK_TEST_EPILOGUE_ABORT_ONCE`) before writing the proof: it still held the job's last
+/// slot, so recovery gives the slot back, the restarted epilogue redoes it, finds the job
+/// complete, takes the finish over from the dead pid and writes the verified proof.
+#[test]
+fn a_finisher_that_dies_before_writing_leaves_the_job_to_its_restart() {
+    let marker = std::env::temp_dir().join(format!(
+        "cuzk-test-epilogue-abort-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    ));
+    let p = one_2kib_job_proves_and_verifies(
+        &[("CUZK_TEST_EPILOGUE_ABORT_ONCE", marker.to_str().unwrap())],
+        &["aborting as a job's finisher"],
+        &[],
+    );
+    assert!(marker.exists(), "the hook never fired");
+    let _ = std::fs::remove_file(&marker);
+    let logs = p.logs();
+    assert!(
+        logs.lines().any(|l| l.contains("cuzk: epilogue #")
+            && l.contains("1 slot(s) recovered")
+            && l.contains("restart scheduled")),
+        "the finisher's death did not leave its slot to recovery\n{logs}"
     );
 }

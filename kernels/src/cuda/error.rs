@@ -38,6 +38,29 @@ impl GpuError {
         }
     }
 
+    /// Whether the error is this machine's set-up rather than the partition's: no driver or
+    /// NVRTC, kernels that do not compile or load, a device that does not open, device
+    /// memory another process holds when the prover plans its buffers. The same would happen
+    /// to every job, so none should fail for it: the gpu process exits and is restarted
+    /// after back-off while the jobs wait (`cuzk-gpu`).
+    pub fn is_setup(&self) -> bool {
+        match self {
+            GpuError::NoDriver
+            | GpuError::NoNvrtc
+            | GpuError::Compile(_)
+            | GpuError::OutOfMemory(_) => true,
+            GpuError::Cuda { step, .. } => matches!(
+                *step,
+                "open device"
+                    | "bind context"
+                    | "read compute capability"
+                    | "load kernel module"
+                    | "look up kernel"
+            ),
+            GpuError::TooLarge(_) | GpuError::Input(_) => false,
+        }
+    }
+
     /// Whether the same partition could succeed on another try: not when its inputs are
     /// wrong or too large for the plan (an assignment that fails the R1CS check fails the
     /// same way every time).
@@ -76,5 +99,38 @@ impl<T> Step<T> for Result<T, DriverError> {
             context_usable: !is_sticky(&source),
             source,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cuda(step: &'static str, code: E) -> GpuError {
+        Err::<(), _>(DriverError(code)).step(step).unwrap_err()
+    }
+
+    /// What fails every job alike is the machine's, what fails one partition is its own.
+    #[test]
+    fn set_up_errors_are_told_from_a_partitions_errors() {
+        for e in [
+            GpuError::NoDriver,
+            GpuError::NoNvrtc,
+            GpuError::Compile("cuzk.cubin: No such file".into()),
+            GpuError::OutOfMemory("the plan needs 90 GiB, 70 free".into()),
+            cuda("load kernel module", E::CUDA_ERROR_INVALID_IMAGE),
+            cuda("open device", E::CUDA_ERROR_NO_DEVICE),
+        ] {
+            assert!(e.is_setup(), "{e}");
+        }
+        for e in [
+            GpuError::Input("the assignment fails row 7".into()),
+            GpuError::TooLarge("2^28 scalars".into()),
+            cuda("upload", E::CUDA_ERROR_INVALID_VALUE),
+            cuda("msm accumulate", E::CUDA_ERROR_ILLEGAL_ADDRESS),
+        ] {
+            assert!(!e.is_setup(), "{e}");
+        }
+        assert!(!cuda("msm accumulate", E::CUDA_ERROR_ILLEGAL_ADDRESS).context_usable());
     }
 }

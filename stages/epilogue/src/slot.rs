@@ -47,10 +47,15 @@ pub fn record_partition(
     partition: u32,
     proof: &[u8; PROOF_BYTES],
 ) -> Result<bool> {
+    // A redo after a crash (the slot given back by recovery): the first proof stands. It
+    // is not overwritten, because an epilogue finishing the job may be reading it; both are
+    // valid, but a mix of their words is not.
+    if job.is_partition_done(partition)? {
+        return Ok(job.is_complete());
+    }
     job.set_partition_proof(partition, proof)?;
     match job.mark_partition_done(partition) {
         Ok(all_done) => Ok(all_done),
-        // A redo after a crash: the first proof stands (both are valid).
         Err(ShmError::PartitionAlreadyDone { .. }) => Ok(job.is_complete()),
         Err(e) => Err(e.into()),
     }

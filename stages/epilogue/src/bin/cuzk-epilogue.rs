@@ -41,9 +41,7 @@ fn run(args: Args) -> Result<()> {
             .for_job(&spec)
             .map(|srs| combine_slot(&claim, &srs.vk))
             .and_then(|proof| record_partition(&job, p, &proof));
-        // The slot is free once the proof is in the job record.
         rt.timeline.emit(names::EPILOGUE_END, at);
-        freed.announce(claim.complete()?)?;
         let must_finish = match finish {
             Ok(last) => last,
             Err(e) => {
@@ -52,6 +50,7 @@ fn run(args: Args) -> Result<()> {
             }
         };
         if must_finish && job.take_finish() {
+            abort_once_if_asked();
             let started = std::time::Instant::now();
             let job_at = At::job(job.job_id());
             let name = job.name();
@@ -78,6 +77,28 @@ fn run(args: Args) -> Result<()> {
                 }
             }
         }
+        // The slot is freed only now, after the job's proof is written (or the job failed):
+        // if this process dies while finishing, recovery gives the slot back as proved, and
+        // the epilogue that redoes it finds the job complete and takes the finish over from
+        // the dead pid. Freed before, a death here left a complete job nobody would finish.
+        freed.announce(claim.complete()?)?;
         Ok(())
     })
+}
+
+/// A test hook (tests/pipeline): with `CUZK_TEST_EPILOGUE_ABORT_ONCE` naming a file that does
+/// not exist yet, the first epilogue to become a job's finisher creates it and aborts, so a
+/// test sees what a finisher's death at that point leaves (the job must still be written).
+fn abort_once_if_asked() {
+    let Some(marker) = std::env::var_os("CUZK_TEST_EPILOGUE_ABORT_ONCE") else {
+        return;
+    };
+    let created = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&marker);
+    if created.is_ok() {
+        eprintln!("cuzk-epilogue: CUZK_TEST_EPILOGUE_ABORT_ONCE: aborting as a job's finisher");
+        std::process::abort();
+    }
 }

@@ -218,6 +218,14 @@ impl<'r> Serving<'r> {
                 let reason = format!("partition {}: gpu: {e:#}", claim.partition());
                 eprintln!("cuzk-gpu: job {} ({}): {reason}", job.job_id(), job.name());
                 if let Some(DeviceError(gpu)) = e.downcast_ref::<DeviceError>() {
+                    if gpu.is_setup() {
+                        // The device cannot be set up (the install or the machine, not this
+                        // partition): failing jobs for it would empty the queue into
+                        // failed/ within seconds. Give the slot back and exit; the
+                        // supervisor restarts this process after back-off, the jobs wait.
+                        claim.abandon()?;
+                        anyhow::bail!("the device cannot be set up, its jobs wait: {gpu}");
+                    }
                     let tries = self
                         .device_errors
                         .entry((job.job_id(), claim.partition()))
@@ -225,7 +233,13 @@ impl<'r> Serving<'r> {
                     *tries += 1;
                     if !gpu.context_usable() {
                         // The context is lost: give the slot back for a retry and exit so
-                        // the supervisor restarts this process with a fresh context.
+                        // the supervisor restarts this process with a fresh context. The
+                        // loss is counted in the job record, which outlives this process:
+                        // a partition that loses every context it meets fails its job.
+                        let _ = job.note_lost_attempt(
+                            claim.partition(),
+                            &format!("the gpu lost its CUDA context on it ({gpu})"),
+                        );
                         claim.abandon()?;
                         anyhow::bail!("device context lost: {gpu}");
                     }
