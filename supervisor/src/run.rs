@@ -159,25 +159,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         config.b_g2_msm.as_str()
     );
 
-    let mut env_for_stages = vec![
-        ("CUZK_ARENA".to_string(), arena_path.display().to_string()),
-        ("CUZK_IOX_PREFIX".to_string(), names.iox_prefix.clone()),
-        (
-            "CUZK_TIMELINE".to_string(),
-            config.timeline.display().to_string(),
-        ),
-        (
-            "CUZK_SRS_DIR".to_string(),
-            config.arena_dir.display().to_string(),
-        ),
-        (
-            "FIL_PROOFS_PARAMETER_CACHE".to_string(),
-            config.param_cache.display().to_string(),
-        ),
-    ];
-    if config.trust_params {
-        env_for_stages.push(("CUZK_TRUST_PARAMS".to_string(), "true".to_string()));
-    }
+    let env_for_stages = stage_env(&config, &arena_path, &names.iox_prefix);
     let mut children = Children::new(env_for_stages)?;
     children.scale(&config, &topology)?;
 
@@ -443,6 +425,59 @@ fn remove_iceoryx_leftovers(prefix: &str) {
             if e.file_name().to_string_lossy().starts_with(prefix) {
                 let _ = std::fs::remove_file(e.path());
             }
+        }
+    }
+}
+
+/// What the supervisor tells every stage process through its environment.
+fn stage_env(config: &Config, arena_path: &Path, iox_prefix: &str) -> Vec<(String, String)> {
+    vec![
+        ("CUZK_ARENA".to_string(), arena_path.display().to_string()),
+        ("CUZK_IOX_PREFIX".to_string(), iox_prefix.to_string()),
+        (
+            "CUZK_TIMELINE".to_string(),
+            config.timeline.display().to_string(),
+        ),
+        (
+            "CUZK_SRS_DIR".to_string(),
+            config.arena_dir.display().to_string(),
+        ),
+        (
+            "FIL_PROOFS_PARAMETER_CACHE".to_string(),
+            config.param_cache.display().to_string(),
+        ),
+        // Set either way: a unit's CUZK_TRUST_PARAMS=true that the configuration or a
+        // flag overrides to false would otherwise reach the stages through inheritance.
+        (
+            "CUZK_TRUST_PARAMS".to_string(),
+            config.trust_params.to_string(),
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Overrides;
+
+    /// The stages hear the supervisor's trust_params either way, so a
+    /// `CUZK_TRUST_PARAMS=true` in the supervisor's own environment (a unit file) that the
+    /// configuration overrides cannot reach them by inheritance.
+    #[test]
+    fn stages_are_told_trust_params_either_way() {
+        let mut config =
+            Config::load_with_gpus(None, &|_: &str| None, &Overrides::default(), 0).unwrap();
+        for trust in [false, true] {
+            config.trust_params = trust;
+            let env = stage_env(&config, Path::new("/dev/shm/cuzk-arena"), "cuzk-t");
+            let told: Vec<_> = env
+                .iter()
+                .filter(|(k, _)| k == "CUZK_TRUST_PARAMS")
+                .collect();
+            assert_eq!(
+                told,
+                [&("CUZK_TRUST_PARAMS".to_string(), trust.to_string())]
+            );
         }
     }
 }
