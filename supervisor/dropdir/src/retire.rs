@@ -16,7 +16,10 @@ impl DropDir {
     ///
     /// A crash before 2 leaves the input in `working/` (proved again after requeue; a
     /// result file without a proof is overwritten); a crash after 2 leaves a proof, and
-    /// `requeue_working` drops the input. Returns (proof path, result path).
+    /// `requeue_working` drops the input. Then a `failed/<stem>.reason` of this name is
+    /// removed: it is an earlier attempt's (the input resubmitted after a failure, or a
+    /// crash between a reason and its move), and beside a proof it would say the job
+    /// failed. Returns (proof path, result path).
     pub fn finish(
         &self,
         working_file: &Path,
@@ -31,6 +34,12 @@ impl DropDir {
         fsync_dir(&self.done)?;
         std::fs::remove_file(working_file).map_err(DropDirError::io("remove", working_file))?;
         fsync_dir(parent(working_file))?;
+        let stale = self.failed.join(with_extension(stem, "reason"));
+        match std::fs::remove_file(&stale) {
+            Ok(()) => fsync_dir(&self.failed)?,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+            Err(err) => return Err(DropDirError::io("remove", &stale)(err)),
+        }
         Ok((proof_path, result_path))
     }
 

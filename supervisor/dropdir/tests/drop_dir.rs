@@ -316,6 +316,25 @@ fn finish_writes_outputs_leaves_no_temp_files_and_retires_the_input() {
     assert!(names(&dir.working).is_empty());
 }
 
+/// A job that failed, resubmitted under its name and proved: its earlier reason goes, so
+/// done/ and failed/ do not both speak for the name.
+#[test]
+fn a_proved_resubmission_removes_the_earlier_failure_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DropDir::open(tmp.path()).unwrap();
+    let working = dir.claim(&drop_file(&dir, "job.json", 2)).unwrap().unwrap();
+    let failed = dir
+        .fail(&working, "partition 0: the proof does not verify")
+        .unwrap();
+    assert_eq!(names(&dir.failed), ["job.json", "job.reason"]);
+    // The operator moves the input back after fixing what was wrong.
+    fs::rename(&failed, dir.incoming.join("job.json")).unwrap();
+    let working = dir.claim(&dir.incoming.join("job.json")).unwrap().unwrap();
+    dir.finish(&working, b"proof bytes", b"{}").unwrap();
+    assert_eq!(names(&dir.done), ["job.json", "job.proof"]);
+    assert!(names(&dir.failed).is_empty(), "{:?}", names(&dir.failed));
+}
+
 #[test]
 fn requeue_puts_working_back_unless_its_proof_exists() {
     let tmp = tempfile::tempdir().unwrap();
