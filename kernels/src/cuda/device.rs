@@ -123,7 +123,7 @@ pub(crate) fn open(ordinal: usize) -> Result<Device, GpuError> {
     );
     let image: Vec<u8> = match std::env::var_os("CUZK_KERNELS_CUBIN").filter(|p| !p.is_empty()) {
         Some(path) => std::fs::read(&path)
-            .map_err(|e| GpuError::Compile(format!("{}: {e}", path.to_string_lossy())))?,
+            .map_err(|e| GpuError::Cubin(format!("{}: {e}", path.to_string_lossy())))?,
         None if std::env::var("CUZK_KERNELS_LOAD").as_deref() == Ok("ptx") => {
             let mut v = source::compiled(&arch)?.ptx.as_bytes().to_vec();
             v.push(0);

@@ -14,6 +14,8 @@ pub enum GpuError {
     NoNvrtc,
     #[error("NVRTC could not compile the kernels: {0}")]
     Compile(String),
+    #[error("the prebuilt kernels (CUZK_KERNELS_CUBIN) could not be read: {0}")]
+    Cubin(String),
     #[error("CUDA error in `{step}`: {source} (context {})", if *.context_usable { "still usable" } else { "lost: restart the process" })]
     Cuda {
         step: &'static str,
@@ -48,6 +50,7 @@ impl GpuError {
             GpuError::NoDriver
             | GpuError::NoNvrtc
             | GpuError::Compile(_)
+            | GpuError::Cubin(_)
             | GpuError::OutOfMemory(_) => true,
             GpuError::Cuda { step, .. } => matches!(
                 *step,
@@ -116,7 +119,8 @@ mod tests {
         for e in [
             GpuError::NoDriver,
             GpuError::NoNvrtc,
-            GpuError::Compile("cuzk.cubin: No such file".into()),
+            GpuError::Compile("error: identifier \"fp_t\" is undefined".into()),
+            GpuError::Cubin("/nonexistent/cuzk.cubin: No such file".into()),
             GpuError::OutOfMemory("the plan needs 90 GiB, 70 free".into()),
             cuda("load kernel module", E::CUDA_ERROR_INVALID_IMAGE),
             cuda("open device", E::CUDA_ERROR_NO_DEVICE),
