@@ -22,46 +22,26 @@ fn fixture() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/porep-2KiB-a.c1.json")
 }
 
-/// Standard base64, padded (the envelope's `Phase1Out`): this crate has no base64 dependency.
-fn base64_decode(text: &str) -> Vec<u8> {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let (mut out, mut acc, mut bits) = (Vec::new(), 0u32, 0);
-    for c in text.bytes().filter(|&c| c != b'=') {
-        let v = ALPHABET.iter().position(|&a| a == c).expect("base64") as u32;
-        acc = (acc << 6 | v) & 0xffff;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-        }
-    }
-    out
-}
-
-/// The fixture as a bare C1 (its SealCommitPhase1Output JSON) with the `nth` `"field":[…]`
-/// emptied, named `name` in errors. The `nth` occurrence is challenge `nth`'s: the proofs are
-/// written in order, and neither field occurs elsewhere.
+/// The fixture as a bare C1 (its SealCommitPhase1Output JSON, the envelope's base64
+/// `Phase1Out`) with challenge `nth`'s `field` (a list: `labeling_proofs`, or
+/// `drg_parents` of its replica column proofs) emptied, named `name` in errors.
 fn tampered(name: &str, field: &str, nth: usize) -> C1Input {
-    let envelope = std::fs::read_to_string(fixture()).unwrap();
-    let start = envelope.find("\"Phase1Out\":\"").unwrap() + "\"Phase1Out\":\"".len();
-    let end = start + envelope[start..].find('"').unwrap();
-    let json = String::from_utf8(base64_decode(&envelope[start..end])).unwrap();
-
-    let key = format!("\"{field}\":[");
-    let (at, _) = json.match_indices(&key).nth(nth).expect("the field");
-    let open = at + key.len();
-    // Its closing bracket: the proofs hold numbers, objects and nulls, no string with a bracket.
-    let mut depth = 1;
-    let close = open
-        + json[open..]
-            .bytes()
-            .position(|b| {
-                depth += i32::from(b == b'[') - i32::from(b == b']');
-                depth == 0
-            })
-            .unwrap();
-    let json = format!("{}{}", &json[..open], &json[close..]);
-    C1Input::from_bytes(Path::new(name), json.as_bytes(), GivenIds::default())
+    use base64::Engine;
+    let envelope: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fixture()).unwrap()).unwrap();
+    let bare = base64::engine::general_purpose::STANDARD
+        .decode(envelope["Phase1Out"].as_str().unwrap())
+        .unwrap();
+    let mut c1: serde_json::Value = serde_json::from_slice(&bare).unwrap();
+    let challenge = &mut c1["vanilla_proofs"]["StackedDrg2KiBV1"][0][nth];
+    let list = match field {
+        "drg_parents" => &mut challenge["replica_column_proofs"][field],
+        _ => &mut challenge[field],
+    };
+    assert!(list.is_array(), "challenge {nth}'s {field}");
+    *list = serde_json::Value::Array(vec![]);
+    let json = serde_json::to_vec(&c1).unwrap();
+    C1Input::from_bytes(Path::new(name), &json, GivenIds::default())
         .expect("the tampered C1 still parses")
 }
 
