@@ -170,6 +170,14 @@ impl<'a> SlotClaim<'a> {
         self.move_to(self.word.state.last_completed())
     }
 
+    /// Keeps the slot busy under this process's pid, for a process about to exit with work
+    /// it could not finish and must not give back while it lives: given back now, another
+    /// process could claim it and find the job's duty still held by this live pid.
+    /// Recovery gives the slot back once the process has exited.
+    pub fn leave_to_recovery(mut self) {
+        self.finished = true;
+    }
+
     fn move_to(&self, state: SlotState) -> Result<SlotDescriptor, ShmError> {
         let to = self.word.next(state, 0);
         self.header()

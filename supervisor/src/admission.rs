@@ -35,6 +35,13 @@ pub enum Admitted {
     Published(u64),
     /// Moved to failed/ with the reason.
     Refused,
+    /// Refused, but failed/ could not take it (the drop directory's trouble): it waits in
+    /// working/ (the path) with its reason for the caller to move it when it can.
+    RefusedUnmoved {
+        working: PathBuf,
+        reason: String,
+        error: anyhow::Error,
+    },
     /// Gone before we could claim it (another supervisor took it).
     Vanished,
 }
@@ -105,10 +112,16 @@ pub fn admit(
         Err(e) => {
             let reason = format!("{e:#}");
             eprintln!("cuzk: {name}: {reason}");
-            // Unlike the job, the drop directory failing is the supervisor's own trouble
-            // (disk full, permissions): no file could be claimed or retired either, so
-            // that ends the run.
-            drop_dir.fail(&working, &reason)?;
+            // The drop directory failing (a full disk) is the supervisor's own trouble,
+            // not the file's: the file waits in working/ with its reason until failed/
+            // takes it.
+            if let Err(error) = drop_dir.fail(&working, &reason) {
+                return Ok(Admitted::RefusedUnmoved {
+                    working,
+                    reason,
+                    error: error.into(),
+                });
+            }
             timeline.emit_full(
                 names::JOB_FAILED,
                 At::default(),
@@ -209,10 +222,19 @@ fn check_synthetic(path: &Path, shape: SyntheticShape) -> Result<(SyntheticJob, 
     Ok((job, n))
 }
 
+/// What [`retire_failed`] did.
+#[derive(Default)]
+pub struct Retired {
+    /// The jobs moved to failed/ and freed.
+    pub ids: Vec<u64>,
+    /// The drop directory's error for the jobs failed/ could not take; they stay in the
+    /// table, failed, and are tried again at the next call.
+    pub unmoved: Option<anyhow::Error>,
+}
+
 /// Moves failed jobs whose slots have all drained to failed/ and frees their records.
-/// Returns their ids.
-pub fn retire_failed(arena: &Arena, drop_dir: &DropDir, timeline: &Timeline) -> Result<Vec<u64>> {
-    let mut retired = Vec::new();
+pub fn retire_failed(arena: &Arena, drop_dir: &DropDir, timeline: &Timeline) -> Retired {
+    let mut retired = Retired::default();
     for job in arena.active_jobs().filter(|j| j.is_failed()) {
         let in_flight = (0..arena.slot_count()).any(|s| {
             arena.slot_word(s).state != SlotState::Free
@@ -230,7 +252,10 @@ pub fn retire_failed(arena: &Arena, drop_dir: &DropDir, timeline: &Timeline) -> 
         let spec: Result<JobSpec, _> = job.decode_job();
         if let Ok(spec) = spec {
             if spec.c1_path.exists() {
-                drop_dir.fail(&spec.c1_path, &reason)?;
+                if let Err(e) = drop_dir.fail(&spec.c1_path, &reason) {
+                    retired.unmoved = Some(e.into());
+                    continue;
+                }
             }
         }
         eprintln!("cuzk: job {} ({name}) failed: {reason}", job.job_id());
@@ -241,10 +266,10 @@ pub fn retire_failed(arena: &Arena, drop_dir: &DropDir, timeline: &Timeline) -> 
             &[],
             Some(&reason),
         );
-        retired.push(job.job_id());
+        retired.ids.push(job.job_id());
         job.retire();
     }
-    Ok(retired)
+    retired
 }
 
 #[cfg(test)]

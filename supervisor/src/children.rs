@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use nix::sys::signal::{kill, Signal};
+use nix::sys::wait::{waitid, Id, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 
 use crate::config::{Config, StageKind};
@@ -26,6 +27,8 @@ pub struct Position {
     restart_at: Option<Instant>,
     /// Being stopped for a scale-down (not restarted when it exits).
     retiring: bool,
+    /// Its last start failed (tried again after the back-off).
+    start_failed: bool,
 }
 
 /// A process that exited, for recovery and the log.
@@ -70,8 +73,9 @@ impl Children {
     }
 
     /// Makes the process count of each stage what `config` says: starts the missing ones,
-    /// asks the extra ones to finish their slot and exit (SIGTERM).
-    pub fn scale(&mut self, config: &Config, topology: &Topology) -> Result<()> {
+    /// asks the extra ones to finish their slot and exit (SIGTERM). Returns what could not
+    /// be started (see [`Self::start_due`]).
+    pub fn scale(&mut self, config: &Config, topology: &Topology) -> Vec<anyhow::Error> {
         for kind in StageKind::ALL {
             let want = config.stage(kind).count as usize;
             for index in 0..want {
@@ -89,6 +93,7 @@ impl Children {
                         backoff: config.restart.initial_backoff,
                         restart_at: Some(Instant::now()),
                         retiring: false,
+                        start_failed: false,
                     });
                 }
             }
@@ -107,30 +112,63 @@ impl Children {
         self.start_due(config, topology)
     }
 
-    /// Starts every position whose (re)start time has come.
-    pub fn start_due(&mut self, config: &Config, topology: &Topology) -> Result<()> {
+    /// Starts every position whose (re)start time has come. One that cannot be started
+    /// (fork refused under memory pressure, a binary missing in the middle of an upgrade)
+    /// is tried again after its back-off, as if it had crashed; the errors come back for
+    /// the log.
+    pub fn start_due(&mut self, config: &Config, topology: &Topology) -> Vec<anyhow::Error> {
         let now = Instant::now();
+        let mut errors = Vec::new();
         for p in &mut self.positions {
             if p.child.is_some() || p.retiring || p.restart_at.is_none_or(|t| t > now) {
                 continue;
             }
-            let child = spawn(&self.bin_dir, &self.env, config, topology, p.kind, p.index)?;
-            p.child = Some(child);
-            p.started = now;
-            p.restart_at = None;
+            match spawn(&self.bin_dir, &self.env, config, topology, p.kind, p.index) {
+                Ok(child) => {
+                    p.child = Some(child);
+                    p.started = now;
+                    p.restart_at = None;
+                    p.start_failed = false;
+                }
+                Err(e) => {
+                    p.start_failed = true;
+                    p.restart_at = Some(now + p.backoff);
+                    p.backoff = (p.backoff * 2).min(config.restart.max_backoff);
+                    errors.push(e);
+                }
+            }
         }
-        Ok(())
+        errors
     }
 
     /// Reaps every exited process and schedules restarts for the unexpected exits.
-    pub fn reap(&mut self, config: &Config, draining: bool) -> Vec<Exited> {
+    ///
+    /// `before_reaping` runs for each exited process while it is still a zombie, and its
+    /// result comes back beside the exit. A zombie keeps its pid, so what it does by pid
+    /// (recovering the slots the process owned, which refuses a live owner) cannot meet
+    /// a newcomer that the kernel gave the same pid once it was reaped.
+    pub fn reap<R>(
+        &mut self,
+        config: &Config,
+        draining: bool,
+        mut before_reaping: impl FnMut(u32) -> R,
+    ) -> Vec<(Exited, R)> {
         let mut exited = Vec::new();
         for p in &mut self.positions {
             let Some(child) = &mut p.child else { continue };
+            let pid = child.id();
+            // Exited? Asked with WNOWAIT, so the answer leaves the zombie in place.
+            let probe = waitid(
+                Id::Pid(Pid::from_raw(pid as i32)),
+                WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT,
+            );
+            if matches!(probe, Ok(WaitStatus::StillAlive)) {
+                continue;
+            }
+            let before = before_reaping(pid);
             let Ok(Some(status)) = child.try_wait() else {
                 continue;
             };
-            let pid = child.id();
             p.child = None;
             let expected = p.retiring || draining;
             if !expected {
@@ -143,13 +181,16 @@ impl Children {
                 p.backoff = (p.backoff * 2).min(config.restart.max_backoff);
                 p.restarts += 1;
             }
-            exited.push(Exited {
-                kind: p.kind,
-                index: p.index,
-                pid,
-                status,
-                expected,
-            });
+            exited.push((
+                Exited {
+                    kind: p.kind,
+                    index: p.index,
+                    pid,
+                    status,
+                    expected,
+                },
+                before,
+            ));
         }
         self.positions
             .retain(|p| !(p.retiring && p.child.is_none()));
@@ -173,6 +214,11 @@ impl Children {
                 let _ = child.kill();
             }
         }
+    }
+
+    /// Whether a position waits to be started again after its start failed.
+    pub fn start_failing(&self) -> bool {
+        self.positions.iter().any(|p| p.start_failed && !p.retiring)
     }
 
     pub fn running(&self) -> usize {
@@ -283,10 +329,10 @@ mod tests {
         }
         let env = vec![("CUZK_TEST_TAG".to_string(), "shared-env".to_string())];
         let mut children = Children::with_bin_dir(dir.path(), env);
-        children.scale(&config, &topology).unwrap();
+        assert!(children.scale(&config, &topology).is_empty());
         let until = Instant::now() + Duration::from_secs(10);
         while children.running() > 0 && Instant::now() < until {
-            children.reap(&config, true);
+            children.reap(&config, true, |_| ());
             std::thread::sleep(Duration::from_millis(20));
         }
         let read = |d: &str| std::fs::read_to_string(report.join(d)).unwrap();
@@ -304,6 +350,50 @@ mod tests {
             std::fs::read_dir(&report).unwrap().count(),
             2,
             "never two on one device"
+        );
+    }
+
+    /// Recovery by pid runs while the exited process is still a zombie: the kernel gives
+    /// its pid to no other process before the reap, so a dead slot owner is never taken
+    /// for a live newcomer (recovery refuses live owners and would leave its slots busy).
+    #[test]
+    fn before_reaping_runs_while_the_exited_process_is_a_zombie() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("cuzk-epilogue");
+        std::fs::write(&script, "#!/bin/sh\nexit 7\n").unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let topology = Topology {
+            nodes: vec![NumaNode {
+                id: 0,
+                cpus: "0".parse().unwrap(),
+            }],
+            gpus: vec![],
+        };
+        let mut config = Config::load_with_gpus(None, &|_| None, &Overrides::default(), 0).unwrap();
+        for kind in StageKind::ALL {
+            config.stage_mut(kind).count = if kind == StageKind::Epilogue { 1 } else { 0 };
+        }
+        let mut children = Children::with_bin_dir(dir.path(), vec![]);
+        assert!(children.scale(&config, &topology).is_empty());
+        let until = Instant::now() + Duration::from_secs(10);
+        let mut seen = Vec::new();
+        while seen.is_empty() && Instant::now() < until {
+            seen = children.reap(&config, true, |pid| {
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+                let state = stat.rsplit_once(") ").unwrap().1.chars().next();
+                (state, cuzk_shm_layout::recovery::pid_is_dead(pid))
+            });
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let [(exited, (state, dead))] = &seen[..] else {
+            panic!("one exit expected, saw {}", seen.len());
+        };
+        assert_eq!(exited.status.code(), Some(7));
+        assert_eq!(*state, Some('Z'), "still a zombie when recovery runs");
+        assert!(dead, "recovery must see it dead");
+        assert!(
+            !std::path::Path::new(&format!("/proc/{}", exited.pid)).exists(),
+            "reaped afterwards"
         );
     }
 }

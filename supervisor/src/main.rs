@@ -23,6 +23,7 @@ mod run;
 mod sd_notify;
 mod status;
 mod topology;
+mod trouble;
 mod verify;
 
 use std::path::Path;

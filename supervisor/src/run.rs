@@ -23,6 +23,7 @@ use crate::config::{Config, Overrides, StageKind};
 use crate::instance::{shape_of_params, InstanceLock, InstanceNames};
 use crate::status::{Snapshot, Status, Throughput};
 use crate::topology::Topology;
+use crate::trouble::Trouble;
 use crate::{params, sd_notify};
 
 #[derive(Debug, clap::Args)]
@@ -161,7 +162,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
 
     let env_for_stages = stage_env(&config, &arena_path, &names.iox_prefix);
     let mut children = Children::new(env_for_stages)?;
-    children.scale(&config, &topology)?;
+    // At start a stage that cannot be started is a broken installation: say so and stop.
+    if let Some(e) = children.scale(&config, &topology).into_iter().next() {
+        stop_children(&mut children, &config);
+        return Err(e.context("starting the stages"));
+    }
 
     let term = Arc::new(AtomicBool::new(false));
     let hup = Arc::new(AtomicBool::new(false));
@@ -179,13 +184,19 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let mut last_status = Instant::now() - Duration::from_secs(10);
     let watchdog = sd_notify::watchdog_interval();
     let mut last_watchdog = Instant::now();
+    let mut trouble = Trouble::default();
+    // Refused files failed/ could not take yet: their working/ path and reason.
+    let mut unmoved: Vec<(PathBuf, String)> = Vec::new();
     loop {
         let draining = drain_started.is_some();
         // Children: reap, recover what a crashed one held, restart after back-off (during a
         // drain too: the jobs in flight still need every stage).
-        for exited in children.reap(&config, false) {
+        // Recovery runs before the reap, while the dead pid cannot belong to anyone else.
+        let reaped = children.reap(&config, false, |pid| {
+            arena.recover_dead_owner(pid).unwrap_or_default()
+        });
+        for (exited, report) in reaped {
             let pid = exited.pid;
-            let report = arena.recover_dead_owner(pid).unwrap_or_default();
             for d in &report.returned {
                 announcers.announce(*d);
             }
@@ -207,7 +218,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
             }
             timeline.emit_full(names::STAGE_EXIT, At::default(), None, &[], Some(&detail));
         }
-        children.start_due(&config, &topology)?;
+        let not_started = children.start_due(&config, &topology);
+        report_start_errors(&mut trouble, &children, not_started);
         if hup.swap(false, Ordering::Relaxed) {
             match Config::load(args.config.as_deref(), &env, &args.overrides) {
                 Ok(new) => {
@@ -222,14 +234,36 @@ pub fn run(args: &RunArgs) -> Result<()> {
                             .collect::<Vec<_>>()
                             .join(", ")
                     );
-                    children.scale(&config, &topology)?;
+                    let not_started = children.scale(&config, &topology);
+                    report_start_errors(&mut trouble, &children, not_started);
                 }
                 Err(e) => eprintln!("cuzk: SIGHUP: configuration not reloaded: {e}"),
             }
         }
 
         // Jobs: finished and failed ones out, new ones in while the pipeline wants them.
-        let failed = retire_failed(&arena, &drop_dir, &timeline)?;
+        // The drop directory failing (a full disk) is logged and tried again each round;
+        // the jobs in flight go on meanwhile (see trouble.rs).
+        let mut failed = Vec::new();
+        if trouble.due(RETIRING) {
+            let retired = retire_failed(&arena, &drop_dir, &timeline);
+            failed = retired.ids;
+            let mut retire_error = retired.unmoved;
+            unmoved.retain(|(working, reason)| match drop_dir.fail(working, reason) {
+                Ok(_) => {
+                    throughput.record(false);
+                    false
+                }
+                Err(e) => {
+                    retire_error = Some(e.into());
+                    true
+                }
+            });
+            match retire_error {
+                Some(e) => trouble.report(RETIRING, &e),
+                None => trouble.cleared(RETIRING),
+            }
+        }
         known_jobs.retain(|(id, name, since)| {
             let gone = arena.job(*id).is_err();
             if gone {
@@ -252,13 +286,25 @@ pub fn run(args: &RunArgs) -> Result<()> {
             }
             !gone
         });
-        let incoming = drop_dir.scan_incoming()?;
+        let incoming = match drop_dir.scan_incoming() {
+            Ok(files) => {
+                trouble.cleared(SCANNING);
+                files
+            }
+            Err(e) => {
+                trouble.report(SCANNING, &e.into());
+                Vec::new()
+            }
+        };
+        if incoming.is_empty() {
+            trouble.cleared(CLAIMING);
+        }
         if !draining {
             for file in &incoming {
                 if !wants_job(&arena) {
                     break;
                 }
-                match admit(
+                let admitted = admit(
                     &arena,
                     &drop_dir,
                     file,
@@ -266,14 +312,33 @@ pub fn run(args: &RunArgs) -> Result<()> {
                     args.synthetic,
                     config.b_g2_msm,
                     &timeline,
-                )? {
-                    Admitted::Published(id) => {
+                );
+                match admitted {
+                    Err(e) => {
+                        // The file stays in incoming/ for the next round.
+                        trouble.report(CLAIMING, &e);
+                        break;
+                    }
+                    Ok(Admitted::RefusedUnmoved {
+                        working,
+                        reason,
+                        error,
+                    }) => {
+                        // Moved to failed/ by the next rounds.
+                        trouble.report(RETIRING, &error);
+                        unmoved.push((working, reason));
+                    }
+                    Ok(Admitted::Published(id)) => {
+                        trouble.cleared(CLAIMING);
                         let name = file.file_name().unwrap_or_default().to_string_lossy();
                         eprintln!("cuzk: job {id} ({name}) claimed");
                         known_jobs.push((id, name.into_owned(), Instant::now()));
                     }
-                    Admitted::Refused => throughput.record(false),
-                    Admitted::Vanished => {}
+                    Ok(Admitted::Refused) => {
+                        trouble.cleared(CLAIMING);
+                        throughput.record(false);
+                    }
+                    Ok(Admitted::Vanished) => {}
                 }
             }
         }
@@ -318,15 +383,19 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 );
             }
             let _ = sd_notify::notify_status(&format!(
-                "{} queued, {} active, {} done, {} failed",
+                "{} queued, {} active, {} done, {} failed{}",
                 status.queued,
                 status.jobs.len(),
                 status.done_total,
-                status.failed_total
+                status.failed_total,
+                trouble
+                    .summary()
+                    .map_or(String::new(), |t| format!("; {t}"))
             ));
         }
 
         let idle = arena.active_jobs().next().is_none()
+            && unmoved.is_empty()
             && drop_dir.scan_incoming().map_or(true, |v| v.is_empty());
         if drain_started.is_none()
             && (term.load(Ordering::Relaxed) || (args.exit_when_idle && idle))
@@ -364,17 +433,33 @@ pub fn run(args: &RunArgs) -> Result<()> {
     }
 }
 
+/// What [`Trouble`] calls the steps that can fail for the supervisor's own reasons.
+const SCANNING: &str = "scanning incoming/";
+const CLAIMING: &str = "claiming from incoming/";
+const RETIRING: &str = "moving failed jobs to failed/";
+const STARTING: &str = "starting a stage process";
+
+/// A stage process that could not be started is tried again after its back-off; the
+/// trouble ends once every such position has started.
+fn report_start_errors(trouble: &mut Trouble, children: &Children, errors: Vec<anyhow::Error>) {
+    match errors.into_iter().next() {
+        Some(e) => trouble.report(STARTING, &e),
+        None if !children.start_failing() => trouble.cleared(STARTING),
+        None => {}
+    }
+}
+
 /// SIGTERM to the stages, then up to 30 s for them to finish their slot, then SIGKILL.
 fn stop_children(children: &mut Children, config: &Config) {
     children.terminate_all();
     let until = Instant::now() + Duration::from_secs(30);
     while children.running() > 0 && Instant::now() < until {
-        children.reap(config, true);
+        children.reap(config, true, |_| ());
         std::thread::sleep(Duration::from_millis(50));
     }
     if children.running() > 0 {
         children.kill_all();
-        children.reap(config, true);
+        children.reap(config, true, |_| ());
     }
 }
 

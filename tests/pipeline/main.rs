@@ -478,3 +478,64 @@ fn a_finisher_that_dies_before_writing_leaves_the_job_to_its_restart() {
         "the finisher's death did not leave its slot to recovery\n{logs}"
     );
 }
+
+/// done/ and failed/ unwritable while jobs are in flight (each replaced by a plain file:
+/// writes there fail, as on a full disk), then mended: the epilogue holding a verified
+/// proof keeps it and retries the write, the supervisor keeps running and retries moving
+/// the failed job, and no stage exits. Once mended, the good job's proof is in done/ and
+/// verifies, the bad one is in failed/ with its reason, and nothing was proved twice.
+#[test]
+fn an_unwritable_drop_directory_pauses_the_jobs_and_loses_none() {
+    let mut p = Pipeline::new(&counts(2, 1, 1, 1, 2));
+    let a = fixture("porep-2KiB-a.c1.json");
+    p.submit(&a, "a.json");
+    p.submit_bytes(&tampered_c1(), "t.json");
+    p.start(&["--exit-when-idle"]);
+    p.wait_for("both jobs claimed", 5 * MINUTES, |p| {
+        p.files("working", ".json").len() == 2
+    });
+    let dirs = ["done", "failed"].map(|d| p.data.join(d));
+    for dir in &dirs {
+        std::fs::rename(dir, dir.with_extension("away")).unwrap();
+        std::fs::write(dir, b"not a directory").unwrap();
+    }
+    p.wait_for("both writes failing", 20 * MINUTES, |p| {
+        let logs = p.logs();
+        logs.contains("job a.json: writing the verified proof")
+            && logs.contains("the job and its slot wait")
+            && logs.contains("cuzk: moving failed jobs to failed/ failed")
+    });
+    assert!(p.files("working", ".json").len() == 2, "{}", p.logs());
+    for dir in &dirs {
+        std::fs::remove_file(dir).unwrap();
+        std::fs::rename(dir.with_extension("away"), dir).unwrap();
+    }
+    assert_eq!(p.wait_exit(10 * MINUTES), Some(0), "{}", p.logs());
+    assert_eq!(p.files("done", ".proof"), ["a.proof"], "{}", p.logs());
+    assert!(p.verifies(&a, "a.proof"), "a does not verify");
+    assert_eq!(
+        p.files("failed", ""),
+        ["t.json", "t.reason"],
+        "{}",
+        p.logs()
+    );
+    let reason = std::fs::read_to_string(p.data.join("failed/t.reason")).unwrap();
+    // Its data fails the recorded R1CS's check on the prover (or, with a and b made by
+    // synthesis, its proof fails verification): either way a reason naming the partition.
+    assert!(reason.contains("reason: partition 0: "), "{reason}");
+    assert!(p.files("working", "").is_empty(), "{}", p.logs());
+    let logs = p.logs();
+    assert!(
+        logs.contains("cuzk: moving failed jobs to failed/ works again"),
+        "{logs}"
+    );
+    assert!(
+        !logs.contains("restart scheduled"),
+        "a stage exited\n{logs}"
+    );
+    assert_eq!(
+        logs.matches(") claimed").count(),
+        2,
+        "claimed once each\n{logs}"
+    );
+}

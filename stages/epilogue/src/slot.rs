@@ -68,21 +68,37 @@ pub enum JobOutcome {
     Written(std::path::PathBuf),
     /// A crash after the write: the proof was already in done/.
     AlreadyWritten,
+    /// Verified, but done/ could not be written before the process was asked to stop:
+    /// the job is neither done nor failed. Its last slot must stay held, so that recovery
+    /// gives it back and the next epilogue redoes the finish.
+    Unwritten,
 }
 
 /// Assembles, verifies and writes the job's proof to done/, retiring its input. An error
 /// (notably a proof that does not verify) means the job failed; nothing was written.
-pub fn finish_job_to_dropdir(job: &JobView<'_>, spec: &JobSpec) -> Result<JobOutcome> {
+///
+/// Once the proof is verified, what can still fail is the drop directory (a full disk,
+/// done/ not writable), not the job: the write is tried again while `retry_write`, given
+/// the error and the attempt's number, waits and returns true. The job and its last slot
+/// wait meanwhile, so the pipeline behind them pauses instead of proving work it could
+/// not write either, and no proved job goes to failed/ for the disk's sake.
+pub fn finish_job_to_dropdir(
+    job: &JobView<'_>,
+    spec: &JobSpec,
+    mut retry_write: impl FnMut(&anyhow::Error, u32) -> bool,
+) -> Result<JobOutcome> {
     if let Some(synthetic) = &spec.synthetic {
         let written = crate::synthetic::finish_synthetic_job(job, spec, synthetic)?;
         return Ok(JobOutcome::Written(written));
     }
-    let drop_dir = DropDir::open(&spec.data_dir)?;
-    let (proof_path, _) = drop_dir.done_paths(&spec.c1_path);
-    if proof_path.exists() {
-        // Written before a crash; the input may still be in working/: retire it.
-        let _ = std::fs::remove_file(&spec.c1_path);
-        return Ok(JobOutcome::AlreadyWritten);
+    // Written before a crash? (A drop directory that cannot be opened now has no proof
+    // to find either; the write below retries it.)
+    if let Ok(drop_dir) = DropDir::open(&spec.data_dir) {
+        if drop_dir.done_paths(&spec.c1_path).0.exists() {
+            // The input may still be in working/: retire it.
+            let _ = std::fs::remove_file(&spec.c1_path);
+            return Ok(JobOutcome::AlreadyWritten);
+        }
     }
     let name = job.name();
     let c1 = spec.read_c1()?;
@@ -109,8 +125,15 @@ pub fn finish_job_to_dropdir(job: &JobView<'_>, spec: &JobSpec) -> Result<JobOut
         timings: &timings,
     };
     let json = result_json(&proof, &record);
-    let (written, _) = drop_dir
-        .finish(&spec.c1_path, &proof, &json)
-        .with_context(|| format!("job {name}: writing the verified proof"))?;
-    Ok(JobOutcome::Written(written))
+    for attempt in 1.. {
+        let written = DropDir::open(&spec.data_dir)
+            .and_then(|d| d.finish(&spec.c1_path, &proof, &json))
+            .with_context(|| format!("job {name}: writing the verified proof"));
+        match written {
+            Ok((path, _)) => return Ok(JobOutcome::Written(path)),
+            Err(e) if retry_write(&e, attempt) => {}
+            Err(_) => return Ok(JobOutcome::Unwritten),
+        }
+    }
+    unreachable!("the attempts are unbounded")
 }

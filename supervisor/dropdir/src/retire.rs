@@ -19,7 +19,9 @@ impl DropDir {
     /// `requeue_working` drops the input. Then a `failed/<stem>.reason` of this name is
     /// removed: it is an earlier attempt's (the input resubmitted after a failure, or a
     /// crash between a reason and its move), and beside a proof it would say the job
-    /// failed. Returns (proof path, result path).
+    /// failed. Returns (proof path, result path). Safe to call again after an error (the
+    /// epilogue retries it while the disk is full): every step overwrites or tolerates
+    /// what an earlier attempt did.
     pub fn finish(
         &self,
         working_file: &Path,
@@ -32,8 +34,13 @@ impl DropDir {
         fsync_dir(&self.done)?;
         let proof_path = write_then_rename(&self.done, &with_extension(stem, "proof"), proof)?;
         fsync_dir(&self.done)?;
-        std::fs::remove_file(working_file).map_err(DropDirError::io("remove", working_file))?;
-        fsync_dir(parent(working_file))?;
+        // Gone already: a retry of a finish whose removal was done before a later step
+        // failed. The proof is what counts, and it is written.
+        match std::fs::remove_file(working_file) {
+            Ok(()) => fsync_dir(parent(working_file))?,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+            Err(err) => return Err(DropDirError::io("remove", working_file)(err)),
+        }
         let stale = self.failed.join(with_extension(stem, "reason"));
         match std::fs::remove_file(&stale) {
             Ok(()) => fsync_dir(&self.failed)?,

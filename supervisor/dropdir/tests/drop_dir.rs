@@ -316,6 +316,32 @@ fn finish_writes_outputs_leaves_no_temp_files_and_retires_the_input() {
     assert!(names(&dir.working).is_empty());
 }
 
+/// done/ unwritable (here a plain file in its place; the same path as a full disk: the
+/// write fails), then fixed: the failed finish leaves the input in working/, and the retry
+/// writes both outputs. A finish repeated after the input is retired succeeds as well,
+/// so a retry after a late step's error cannot loop forever.
+#[test]
+fn a_finish_that_failed_is_retried_once_done_is_writable_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DropDir::open(tmp.path()).unwrap();
+    let working = dir.claim(&drop_file(&dir, "job.json", 1)).unwrap().unwrap();
+    fs::remove_dir(&dir.done).unwrap();
+    fs::write(&dir.done, b"not a directory").unwrap();
+    let err = dir.finish(&working, b"proof bytes", b"{}").unwrap_err();
+    assert!(err.to_string().contains("done"), "{err}");
+    assert!(
+        working.exists(),
+        "the input stays until the proof is written"
+    );
+    fs::remove_file(&dir.done).unwrap();
+    fs::create_dir(&dir.done).unwrap();
+    dir.finish(&working, b"proof bytes", b"{}").unwrap();
+    assert_eq!(names(&dir.done), ["job.json", "job.proof"]);
+    assert!(!working.exists());
+    let (proof, _) = dir.finish(&working, b"proof bytes", b"{}").unwrap();
+    assert_eq!(fs::read(proof).unwrap(), b"proof bytes");
+}
+
 /// A job that failed, resubmitted under its name and proved: its earlier reason goes, so
 /// done/ and failed/ do not both speak for the name.
 #[test]

@@ -2,6 +2,7 @@
 //! frees the slot, and writes each completed job's verified proof to done/.
 
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use clap::Parser;
@@ -54,7 +55,20 @@ fn run(args: Args) -> Result<()> {
             let started = std::time::Instant::now();
             let job_at = At::job(job.job_id());
             let name = job.name();
-            match finish_job_to_dropdir(&job, &spec) {
+            let retry = |e: &anyhow::Error, attempt| wait_to_retry_write(&rt, e, attempt);
+            match finish_job_to_dropdir(&job, &spec, retry) {
+                Ok(JobOutcome::Unwritten) => {
+                    // Asked to stop while done/ could not be written: the slot stays
+                    // held, so recovery gives it back once this process has exited and
+                    // the next epilogue finishes the job (this pid's finish duty then
+                    // passes to it).
+                    eprintln!(
+                        "cuzk-epilogue: job {} ({name}): stopping with its verified proof unwritten; its last slot is left to recovery",
+                        job.job_id()
+                    );
+                    claim.leave_to_recovery();
+                    return Ok(());
+                }
                 Ok(outcome) => {
                     rt.timeline.emit_steps(
                         names::VERIFY,
@@ -64,6 +78,7 @@ fn run(args: Args) -> Result<()> {
                     let detail = match outcome {
                         JobOutcome::Written(p) => p.display().to_string(),
                         JobOutcome::AlreadyWritten => "already written".to_string(),
+                        JobOutcome::Unwritten => "not written".to_string(),
                     };
                     rt.timeline
                         .emit_full(names::JOB_DONE, job_at, Some(&name), &[], Some(&detail));
@@ -85,6 +100,29 @@ fn run(args: Args) -> Result<()> {
         Ok(())
     })
 }
+
+/// Waits before the next attempt at writing a verified proof that done/ did not take, and
+/// says whether to make it: 1 s after the first failure, doubling to a minute between
+/// attempts, one log line each, until SIGTERM (then false).
+fn wait_to_retry_write(rt: &StageRuntime, e: &anyhow::Error, attempt: u32) -> bool {
+    let wait = Duration::from_secs(1 << attempt.saturating_sub(1).min(6)).min(MAX_WRITE_WAIT);
+    eprintln!(
+        "cuzk-epilogue: {e:#}; the job and its slot wait, attempt {} in {} s",
+        attempt + 1,
+        wait.as_secs()
+    );
+    let until = Instant::now() + wait;
+    while Instant::now() < until {
+        if rt.stopping() {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    !rt.stopping()
+}
+
+/// The longest wait between attempts at writing a proof to done/.
+const MAX_WRITE_WAIT: Duration = Duration::from_secs(60);
 
 /// A test hook (tests/pipeline): with `CUZK_TEST_EPILOGUE_ABORT_ONCE` naming a file that does
 /// not exist yet, the first epilogue to become a job's finisher creates it and aborts, so a

@@ -1,0 +1,124 @@
+//! The supervisor's own recurring trouble: the drop directory failing (a full disk, a
+//! directory replaced or unmounted) or a stage process that cannot be started. It is
+//! logged when it begins, once a minute while it lasts and when it ends, and the
+//! supervisor goes on serving the jobs in flight and trying again. Exiting instead would
+//! end every stage and the work in the slots, and the restart would meet the same trouble.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+/// How often a trouble that lasts is logged again.
+const REPEAT_EVERY: Duration = Duration::from_secs(60);
+/// How often a failing step is tried again (see [`Trouble::due`]).
+const RETRY_EVERY: Duration = Duration::from_secs(1);
+
+struct Ongoing {
+    since: Instant,
+    logged: Instant,
+    tried: Instant,
+    attempts: u64,
+    last: String,
+}
+
+/// The troubles going on now, by what failed ("writing failed/", "starting a stage").
+#[derive(Default)]
+pub struct Trouble {
+    ongoing: BTreeMap<&'static str, Ongoing>,
+}
+
+impl Trouble {
+    /// `what` failed again with `error`; logs it when it is new, changed, or a minute on.
+    pub fn report(&mut self, what: &'static str, error: &anyhow::Error) {
+        let now = Instant::now();
+        let text = format!("{error:#}");
+        match self.ongoing.get_mut(what) {
+            None => {
+                eprintln!(
+                    "cuzk: {what} failed: {text}; the jobs in flight go on, and it is tried again"
+                );
+                self.ongoing.insert(
+                    what,
+                    Ongoing {
+                        since: now,
+                        logged: now,
+                        tried: now,
+                        attempts: 1,
+                        last: text,
+                    },
+                );
+            }
+            Some(o) => {
+                o.attempts += 1;
+                o.tried = now;
+                if o.last != text || now.duration_since(o.logged) >= REPEAT_EVERY {
+                    eprintln!(
+                        "cuzk: {what} still failing ({} attempts in {:.0} s): {text}",
+                        o.attempts,
+                        now.duration_since(o.since).as_secs_f64()
+                    );
+                    o.logged = now;
+                    o.last = text;
+                }
+            }
+        }
+    }
+
+    /// Whether to try `what` now: always while it works, at most once a second while it
+    /// fails (a full disk is not worth twenty failed writes a second).
+    pub fn due(&self, what: &'static str) -> bool {
+        self.ongoing
+            .get(what)
+            .is_none_or(|o| o.tried.elapsed() >= RETRY_EVERY)
+    }
+
+    /// `what` worked; logs the end of its trouble, if it had one.
+    pub fn cleared(&mut self, what: &'static str) {
+        if let Some(o) = self.ongoing.remove(what) {
+            eprintln!(
+                "cuzk: {what} works again after {:.0} s ({} failed attempts)",
+                o.since.elapsed().as_secs_f64(),
+                o.attempts
+            );
+        }
+    }
+
+    /// One line for systemd's status: what is failing now, if anything.
+    pub fn summary(&self) -> Option<String> {
+        (!self.ongoing.is_empty()).then(|| {
+            let parts: Vec<String> = self
+                .ongoing
+                .iter()
+                .map(|(what, o)| format!("{what} failing: {}", o.last))
+                .collect();
+            parts.join("; ")
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_trouble_is_ongoing_until_cleared_and_summarized_meanwhile() {
+        let mut t = Trouble::default();
+        assert!(t.summary().is_none());
+        t.report(
+            "writing failed/",
+            &anyhow::anyhow!("No space left on device"),
+        );
+        t.report(
+            "writing failed/",
+            &anyhow::anyhow!("No space left on device"),
+        );
+        assert_eq!(
+            t.summary().as_deref(),
+            Some("writing failed/ failing: No space left on device")
+        );
+        assert_eq!(t.ongoing["writing failed/"].attempts, 2);
+        assert!(!t.due("writing failed/"), "not again within the second");
+        assert!(t.due("scanning incoming/"));
+        t.cleared("writing failed/");
+        assert!(t.summary().is_none());
+    }
+}
