@@ -539,3 +539,34 @@ fn an_unwritable_drop_directory_pauses_the_jobs_and_loses_none() {
         "claimed once each\n{logs}"
     );
 }
+
+/// CUDA errors on a partition, through the test hook `CUZK_TEST_GPU_ERRORS` (the CPU device
+/// has none to provoke): the first try ends in a retryable error, the slot goes back and
+/// the same process tries again; that try loses its context, the process exits and is
+/// restarted; the third try proves. Both count in the job record (2 of the 4 that would
+/// fail the job), and the proof verifies.
+#[test]
+fn cuda_errors_on_a_partition_are_retried_and_the_proof_verifies() {
+    let markers = tempfile::tempdir().unwrap();
+    let p = one_2kib_job_proves_and_verifies(
+        &[("CUZK_TEST_GPU_ERRORS", markers.path().to_str().unwrap())],
+        &[
+            "CUDA error in `CUZK_TEST_GPU_ERRORS`",
+            "(context still usable)",
+            "device context lost",
+        ],
+        &[],
+    );
+    for marker in ["retryable", "context-lost"] {
+        assert!(
+            markers.path().join(marker).exists(),
+            "no {marker} error made"
+        );
+    }
+    let logs = p.logs();
+    assert!(
+        logs.lines()
+            .any(|l| l.contains("cuzk: gpu #") && l.contains("restart scheduled")),
+        "the lost context did not restart the gpu process\n{logs}"
+    );
+}

@@ -16,10 +16,12 @@ pub enum GpuError {
     Compile(String),
     #[error("the prebuilt kernels (CUZK_KERNELS_CUBIN) could not be read: {0}")]
     Cubin(String),
-    #[error("CUDA error in `{step}`: {source} (context {})", if *.context_usable { "still usable" } else { "lost: restart the process" })]
+    #[error("CUDA error in `{step}`: {} (context {})", describe(driver), if *.context_usable { "still usable" } else { "lost: restart the process" })]
     Cuda {
         step: &'static str,
-        source: DriverError,
+        /// Not the error's `source()`: formatting a `DriverError` asks libcuda for its
+        /// text (`describe` does that only where the library is present).
+        driver: DriverError,
         context_usable: bool,
     },
     #[error("device memory: {0}")]
@@ -72,6 +74,19 @@ impl GpuError {
     }
 }
 
+/// The driver's error by name, with libcuda's description where the library loads
+/// (cudarc's own formatting loads it, and panics on a machine without one).
+fn describe(e: &DriverError) -> String {
+    let name = format!("{:?}", e.0);
+    if !super::driver_present() {
+        return name;
+    }
+    match e.error_string() {
+        Ok(text) => format!("{name}: {}", text.to_string_lossy()),
+        Err(_) => name,
+    }
+}
+
 /// Errors after which the context is unusable ("sticky" in CUDA's words).
 fn is_sticky(e: &DriverError) -> bool {
     matches!(
@@ -97,10 +112,10 @@ pub(crate) trait Step<T> {
 
 impl<T> Step<T> for Result<T, DriverError> {
     fn step(self, step: &'static str) -> Result<T, GpuError> {
-        self.map_err(|source| GpuError::Cuda {
+        self.map_err(|driver| GpuError::Cuda {
             step,
-            context_usable: !is_sticky(&source),
-            source,
+            context_usable: !is_sticky(&driver),
+            driver,
         })
     }
 }
@@ -136,5 +151,20 @@ mod tests {
             assert!(!e.is_setup(), "{e}");
         }
         assert!(!cuda("msm accumulate", E::CUDA_ERROR_ILLEGAL_ADDRESS).context_usable());
+    }
+
+    /// A CUDA error prints on any machine: by name without libcuda (cudarc's own
+    /// formatting would panic there), with the driver's text beside it where it loads.
+    #[test]
+    fn a_cuda_error_prints_without_the_driver() {
+        let e = cuda("msm accumulate", E::CUDA_ERROR_ILLEGAL_ADDRESS);
+        // No source: a chain printer (anyhow's `{:#}`) has no DriverError to format.
+        assert!(std::error::Error::source(&e).is_none());
+        let text = e.to_string();
+        assert!(
+            text.starts_with("CUDA error in `msm accumulate`: CUDA_ERROR_ILLEGAL_ADDRESS")
+                && text.ends_with("(context lost: restart the process)"),
+            "{text}"
+        );
     }
 }

@@ -12,6 +12,7 @@
 mod ab_from_r1cs;
 mod cpu;
 mod cuda;
+pub mod device_error;
 mod folded_c;
 mod held_prover;
 mod held_r1cs;

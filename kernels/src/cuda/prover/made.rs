@@ -112,10 +112,9 @@ mod tests {
     use cudarc::driver::sys::cudaError_enum as E;
 
     fn cuda(e: E, usable: bool) -> GpuError {
-        // Formatting one needs libcuda; the sticky case below returns it unformatted.
         GpuError::Cuda {
             step: "test",
-            source: DriverError(e),
+            driver: DriverError(e),
             context_usable: usable,
         }
     }
@@ -137,7 +136,6 @@ mod tests {
             second,
         );
         assert_eq!(r.unwrap(), "coefficients");
-        // (A CUDA error is not formatted here: its text comes from libcuda, absent in CI.)
         let r = or_coefficient_form(
             |failed| {
                 *failed = true;

@@ -1,12 +1,14 @@
 //! The GPU stage process: one per device. Takes prepped slots, computes H and the G1
 //! MSMs (and B_G2 when the job puts it here), and hands the slot to the epilogue.
 
-use std::collections::HashMap;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Result;
 use clap::Parser;
+use cuzk_gpu::device_error::{
+    after_device_error, counts_as_lost, injected_error, AfterDeviceError,
+};
 use cuzk_gpu::{
     prove_slot, CpuDevice, CudaDevice, DeviceError, FoldedC, HeldR1cs, PartitionDevice, ReadyAhead,
 };
@@ -82,7 +84,6 @@ fn run(args: Args) -> Result<()> {
         srs: SrsCache::new(&rt.srs_dir(), rt.args.trust_params),
         rt: &rt,
         device,
-        device_errors: Default::default(),
         folded_c: matches!(args.h_form, HFormArg::Folded).then(FoldedC::default),
         held_r1cs: by_prover.then(HeldR1cs::default),
         ready_ahead: ReadyAhead::default(),
@@ -106,9 +107,6 @@ struct Serving<'r> {
     to_epilogue: StageSender,
     srs: SrsCache,
     device: Box<dyn PartitionDevice>,
-    /// GPU errors per (job, partition): a partition is retried on a device error, and its
-    /// job fails after the third.
-    device_errors: HashMap<(u64, u32), u32>,
     /// With C folded into L, the jobs' circuit's C, set before their prover is made.
     folded_c: Option<FoldedC>,
     /// With a and b left to the prover, the jobs' recorded R1CS.
@@ -191,7 +189,7 @@ impl<'r> Serving<'r> {
     }
 
     /// Proves the partition in `claim` and hands the slot to the epilogue; a device error
-    /// gives it back for a retry (or fails its job after the third).
+    /// gives it back for a retry (or fails its job: device_error.rs).
     fn partition<'a>(&mut self, claim: SlotClaim<'a>, ahead: &mut Lookahead<'_, 'a>) -> Result<()> {
         let rt = self.rt;
         let Some((job, mut claim)) = live_job(rt, claim, &self.to_epilogue)? else {
@@ -207,6 +205,10 @@ impl<'r> Serving<'r> {
                 let srs = self.srs.for_job(&spec)?;
                 let b_g2 = spec.b_g2_in(BG2Stage::Gpu);
                 prove_slot(self.device.as_mut(), &mut claim, &srs, b_g2, ahead)
+            })
+            .and_then(|steps| match injected_error() {
+                Some(gpu) => Err(DeviceError(gpu).into()),
+                None => Ok(steps),
             });
         match proved {
             Ok(steps) => {
@@ -218,36 +220,44 @@ impl<'r> Serving<'r> {
                 let reason = format!("partition {}: gpu: {e:#}", claim.partition());
                 eprintln!("cuzk-gpu: job {} ({}): {reason}", job.job_id(), job.name());
                 if let Some(DeviceError(gpu)) = e.downcast_ref::<DeviceError>() {
-                    if gpu.is_setup() {
-                        // The device cannot be set up (the install or the machine, not this
-                        // partition): failing jobs for it would empty the queue into
-                        // failed/ within seconds. Give the slot back and exit; the
-                        // supervisor restarts this process after back-off, the jobs wait.
-                        claim.abandon()?;
-                        anyhow::bail!("the device cannot be set up, its jobs wait: {gpu}");
-                    }
-                    let tries = self
-                        .device_errors
-                        .entry((job.job_id(), claim.partition()))
-                        .or_default();
-                    *tries += 1;
-                    if !gpu.context_usable() {
-                        // The context is lost: give the slot back for a retry and exit so
-                        // the supervisor restarts this process with a fresh context. The
-                        // loss is counted in the job record, which outlives this process:
-                        // a partition that loses every context it meets fails its job.
-                        let _ = job.note_lost_attempt(
+                    // Counted in the job record, which outlives this process (see
+                    // device_error.rs); set-up errors are not the partition's.
+                    let lost = if counts_as_lost(gpu) {
+                        job.note_lost_attempt(
                             claim.partition(),
-                            &format!("the gpu lost its CUDA context on it ({gpu})"),
-                        );
-                        claim.abandon()?;
-                        anyhow::bail!("device context lost: {gpu}");
-                    }
-                    if *tries < 3 && gpu.worth_a_retry() {
-                        claim.abandon()?;
-                        rt.timeline
-                            .emit_full(names::SLOT_RETURNED, at, None, &[], Some(&reason));
-                        return Ok(());
+                            &format!("the gpu failed on it ({gpu})"),
+                        )
+                        .unwrap_or(u8::MAX)
+                    } else {
+                        0
+                    };
+                    match after_device_error(gpu, lost) {
+                        AfterDeviceError::WaitForSetup => {
+                            // The device cannot be set up (the install or the machine):
+                            // failing jobs for it would empty the queue into failed/
+                            // within seconds. The supervisor restarts this process after
+                            // back-off; the jobs wait.
+                            claim.abandon()?;
+                            anyhow::bail!("the device cannot be set up, its jobs wait: {gpu}");
+                        }
+                        AfterDeviceError::RestartContext => {
+                            // The context is lost: the slot goes back for a retry, and
+                            // the restarted process gets a fresh context.
+                            claim.abandon()?;
+                            anyhow::bail!("device context lost: {gpu}");
+                        }
+                        AfterDeviceError::Retry => {
+                            claim.abandon()?;
+                            rt.timeline.emit_full(
+                                names::SLOT_RETURNED,
+                                at,
+                                None,
+                                &[],
+                                Some(&reason),
+                            );
+                            return Ok(());
+                        }
+                        AfterDeviceError::FailJob => {}
                     }
                 }
                 job.mark_failed(&reason);
