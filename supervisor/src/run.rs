@@ -353,6 +353,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
                     data_dir: &config.data_dir,
                     queued,
                     draining,
+                    trouble: trouble.summary(),
                 },
                 &mut throughput,
             );

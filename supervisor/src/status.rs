@@ -28,6 +28,10 @@ pub struct Status {
     pub failed_total: u64,
     /// Jobs finished in the last ten minutes, per minute.
     pub throughput_per_min: f64,
+    /// What of the supervisor's own work is failing now (a drop directory it cannot
+    /// write, a stage it cannot start; trouble.rs), if anything.
+    #[serde(default)]
+    pub trouble: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -98,6 +102,7 @@ pub struct Snapshot<'a> {
     pub data_dir: &'a Path,
     pub queued: usize,
     pub draining: bool,
+    pub trouble: Option<String>,
 }
 
 impl Status {
@@ -174,6 +179,7 @@ impl Status {
             done_total: throughput.done_total,
             failed_total: throughput.failed_total,
             throughput_per_min: throughput.per_min(),
+            trouble: s.trouble,
         }
     }
 
@@ -242,6 +248,9 @@ pub fn show(args: &StatusArgs) -> Result<std::process::ExitCode> {
         status.failed_total,
         status.throughput_per_min
     );
+    if let Some(t) = &status.trouble {
+        println!("TROUBLE: {t}");
+    }
     for j in &status.jobs {
         println!(
             "  job {:>4} {:<40} {}/{} partitions done{}  [{}]  {:.0} s",

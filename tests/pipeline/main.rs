@@ -506,6 +506,13 @@ fn an_unwritable_drop_directory_pauses_the_jobs_and_loses_none() {
             && logs.contains("cuzk: moving failed jobs to failed/ failed")
     });
     assert!(p.files("working", ".json").len() == 2, "{}", p.logs());
+    p.wait_for("the trouble in status.json", MINUTES, |p| {
+        p.status().is_some_and(|s| {
+            s["trouble"]
+                .as_str()
+                .is_some_and(|t| t.contains("moving failed jobs to failed/ failing"))
+        })
+    });
     for dir in &dirs {
         std::fs::remove_file(dir).unwrap();
         std::fs::rename(dir.with_extension("away"), dir).unwrap();
