@@ -58,7 +58,7 @@ pub struct JobRecord {
     /// taken again: a partition is never lost between a job and a slot.
     pub partition_slot: [AtomicU32; MAX_PARTITIONS],
     /// Per partition: how many times a stage process lost its work on it (died holding
-    /// it, or gave it up with its CUDA context). Kept here, not in the process, so that a
+    /// it, or had a CUDA error on it: stages/gpu/src/device_error.rs). Kept here, not in the process, so that a
     /// partition that kills every process taking it fails its job after
     /// [`LOST_ATTEMPTS_BEFORE_FAILING`] instead of crash-looping a stage forever.
     pub lost_attempts: [AtomicU8; MAX_PARTITIONS],

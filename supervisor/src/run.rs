@@ -193,7 +193,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
         // drain too: the jobs in flight still need every stage).
         // Recovery runs before the reap, while the dead pid cannot belong to anyone else.
         let reaped = children.reap(&config, false, |pid| {
-            arena.recover_dead_owner(pid).unwrap_or_default()
+            arena.recover_dead_owner(pid).unwrap_or_else(|e| {
+                // Slots it held stay busy: say so (it should not happen to a zombie).
+                eprintln!("cuzk: recovering what pid {pid} held failed: {e}");
+                Default::default()
+            })
         });
         for (exited, report) in reaped {
             let pid = exited.pid;
@@ -249,15 +253,22 @@ pub fn run(args: &RunArgs) -> Result<()> {
             let retired = retire_failed(&arena, &drop_dir, &timeline);
             failed = retired.ids;
             let mut retire_error = retired.unmoved;
-            unmoved.retain(|(working, reason)| match drop_dir.fail(working, reason) {
-                Ok(_) => {
+            unmoved.retain(|(working, reason)| {
+                // Gone (an operator's hand, or an earlier move whose fsync failed): nothing
+                // left to move.
+                let moved = !working.exists() || {
+                    match drop_dir.fail(working, reason) {
+                        Ok(_) => true,
+                        Err(e) => {
+                            retire_error = Some(e.into());
+                            false
+                        }
+                    }
+                };
+                if moved {
                     throughput.record(false);
-                    false
                 }
-                Err(e) => {
-                    retire_error = Some(e.into());
-                    true
-                }
+                !moved
             });
             match retire_error {
                 Some(e) => trouble.report(RETIRING, &e),
@@ -289,6 +300,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
         let incoming = match drop_dir.scan_incoming() {
             Ok(files) => {
                 trouble.cleared(SCANNING);
+                if files.is_empty() {
+                    trouble.cleared(CLAIMING);
+                }
                 files
             }
             Err(e) => {
@@ -296,10 +310,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 Vec::new()
             }
         };
-        if incoming.is_empty() {
-            trouble.cleared(CLAIMING);
-        }
-        if !draining {
+        // While claiming fails, it is tried once a second, like the moves into failed/.
+        if !draining && trouble.due(CLAIMING) {
             for file in &incoming {
                 if !wants_job(&arena) {
                     break;
@@ -315,9 +327,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 );
                 match admitted {
                     Err(e) => {
-                        // The file stays in incoming/ for the next round.
+                        // The file stays in incoming/ for the next round; the files after
+                        // it are still tried (its own trouble may be its name's).
                         trouble.report(CLAIMING, &e);
-                        break;
                     }
                     Ok(Admitted::RefusedUnmoved {
                         working,
@@ -397,7 +409,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
 
         let idle = arena.active_jobs().next().is_none()
             && unmoved.is_empty()
-            && drop_dir.scan_incoming().map_or(true, |v| v.is_empty());
+            && drop_dir.scan_incoming().is_ok_and(|v| v.is_empty());
         if drain_started.is_none()
             && (term.load(Ordering::Relaxed) || (args.exit_when_idle && idle))
         {

@@ -513,9 +513,15 @@ fn an_unwritable_drop_directory_pauses_the_jobs_and_loses_none() {
                 .is_some_and(|t| t.contains("moving failed jobs to failed/ failing"))
         })
     });
+    // done/ mended first: the proof lands there though failed/ is still broken.
     for dir in &dirs {
         std::fs::remove_file(dir).unwrap();
         std::fs::rename(dir.with_extension("away"), dir).unwrap();
+        if dir.ends_with("done") {
+            p.wait_for("a's proof, failed/ still broken", 5 * MINUTES, |p| {
+                p.files("done", ".proof") == ["a.proof"]
+            });
+        }
     }
     assert_eq!(p.wait_exit(10 * MINUTES), Some(0), "{}", p.logs());
     assert_eq!(p.files("done", ".proof"), ["a.proof"], "{}", p.logs());

@@ -91,14 +91,13 @@ pub fn finish_job_to_dropdir(
         let written = crate::synthetic::finish_synthetic_job(job, spec, synthetic)?;
         return Ok(JobOutcome::Written(written));
     }
-    // Written before a crash? (A drop directory that cannot be opened now has no proof
-    // to find either; the write below retries it.)
-    if let Ok(drop_dir) = DropDir::open(&spec.data_dir) {
-        if drop_dir.done_paths(&spec.c1_path).0.exists() {
-            // The input may still be in working/: retire it.
-            let _ = std::fs::remove_file(&spec.c1_path);
-            return Ok(JobOutcome::AlreadyWritten);
-        }
+    // Only done/ and working/ are touched here (`DropDir::at` creates nothing): failed/
+    // or incoming/ being broken must not hold a proof back from a healthy done/.
+    let drop_dir = DropDir::at(&spec.data_dir);
+    if drop_dir.done_paths(&spec.c1_path).0.exists() {
+        // Written before a crash; the input may still be in working/: retire it.
+        let _ = std::fs::remove_file(&spec.c1_path);
+        return Ok(JobOutcome::AlreadyWritten);
     }
     let name = job.name();
     let c1 = spec.read_c1()?;
@@ -128,8 +127,8 @@ pub fn finish_job_to_dropdir(
     let mut attempt = 0;
     loop {
         attempt += 1;
-        let written = DropDir::open(&spec.data_dir)
-            .and_then(|d| d.finish(&spec.c1_path, &proof, &json))
+        let written = drop_dir
+            .finish(&spec.c1_path, &proof, &json)
             .with_context(|| format!("job {name}: writing the verified proof"));
         match written {
             Ok((path, _)) => return Ok(JobOutcome::Written(path)),

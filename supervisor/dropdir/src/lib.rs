@@ -34,7 +34,8 @@ use std::path::{Path, PathBuf};
 pub use claim::RequeueReport;
 pub use error::DropDirError;
 
-/// The four directories of a data directory. Build with [`DropDir::open`].
+/// The four directories of a data directory. Build with [`DropDir::open`] (or
+/// [`DropDir::at`], which creates nothing).
 #[derive(Debug)]
 pub struct DropDir {
     pub incoming: PathBuf,
@@ -47,16 +48,23 @@ pub struct DropDir {
 }
 
 impl DropDir {
-    /// The drop directory under `data_dir`, creating the four directories (mode 0750, less
-    /// the umask) when missing. Existing directories keep their mode.
-    pub fn open(data_dir: &Path) -> Result<DropDir, DropDirError> {
-        let dir = DropDir {
+    /// The drop directory under `data_dir` as it is, creating nothing: for a process that
+    /// only writes into one of its directories (the epilogue into `done/`), which must not
+    /// depend on the others being there or writable.
+    pub fn at(data_dir: &Path) -> DropDir {
+        DropDir {
             incoming: data_dir.join("incoming"),
             working: data_dir.join("working"),
             done: data_dir.join("done"),
             failed: data_dir.join("failed"),
             warned: HashSet::new(),
-        };
+        }
+    }
+
+    /// The drop directory under `data_dir`, creating the four directories (mode 0750, less
+    /// the umask) when missing. Existing directories keep their mode.
+    pub fn open(data_dir: &Path) -> Result<DropDir, DropDirError> {
+        let dir = DropDir::at(data_dir);
         for path in [&dir.incoming, &dir.working, &dir.done, &dir.failed] {
             std::fs::DirBuilder::new()
                 .recursive(true)

@@ -41,11 +41,19 @@ impl DropDir {
             Err(err) if err.kind() == io::ErrorKind::NotFound => {}
             Err(err) => return Err(DropDirError::io("remove", working_file)(err)),
         }
+        // Best effort: the proof is written and the input retired, so the job is done;
+        // failed/ being unwritable (or gone) must not make its finish fail and retry.
         let stale = self.failed.join(with_extension(stem, "reason"));
-        match std::fs::remove_file(&stale) {
-            Ok(()) => fsync_dir(&self.failed)?,
-            Err(err) if err.kind() == io::ErrorKind::NotFound => {}
-            Err(err) => return Err(DropDirError::io("remove", &stale)(err)),
+        let removed = match std::fs::remove_file(&stale) {
+            Ok(()) => fsync_dir(&self.failed).map_err(|e| e.to_string()),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(err) => Err(err.to_string()),
+        };
+        if let Err(err) = removed {
+            tracing::warn!(
+                "{}: an earlier failure's reason could not be removed: {err}",
+                stale.display()
+            );
         }
         Ok((proof_path, result_path))
     }

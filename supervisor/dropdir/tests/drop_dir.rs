@@ -340,6 +340,14 @@ fn a_finish_that_failed_is_retried_once_done_is_writable_again() {
     assert!(!working.exists());
     let (proof, _) = dir.finish(&working, b"proof bytes", b"{}").unwrap();
     assert_eq!(fs::read(proof).unwrap(), b"proof bytes");
+    // failed/ broken does not hold a finish back (its stale reason is best effort), and
+    // `at` opens without creating the directories `open` would.
+    fs::remove_dir(&dir.failed).unwrap();
+    fs::write(&dir.failed, b"not a directory").unwrap();
+    let at = DropDir::at(tmp.path());
+    let again = at.claim(&drop_file(&at, "two.json", 1)).unwrap().unwrap();
+    at.finish(&again, b"two", b"{}").unwrap();
+    assert_eq!(fs::read(at.done.join("two.proof")).unwrap(), b"two");
 }
 
 /// A job that failed, resubmitted under its name and proved: its earlier reason goes, so
