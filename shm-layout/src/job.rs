@@ -373,6 +373,21 @@ impl<'a> JobView<'a> {
         }
     }
 
+    /// The pid holding the job's finish (0: nobody).
+    pub fn finisher(&self) -> u32 {
+        self.rec().finisher.load(Ordering::Acquire)
+    }
+
+    /// Frees the finish duty `pid` held (recovery of a dead `pid`), so that the epilogue
+    /// redoing the job's last slot takes it even if the kernel has given the pid to a new
+    /// process by then (`take_finish` refuses a live holder).
+    pub(crate) fn release_finisher(&self, pid: u32) {
+        let _ = self
+            .rec()
+            .finisher
+            .compare_exchange(pid, 0, Ordering::AcqRel, Ordering::Relaxed);
+    }
+
     /// Marks the job failed; the first reason is kept.
     pub fn mark_failed(&self, reason: &str) {
         if self.rec().flags.fetch_or(JOB_FAILED, Ordering::AcqRel) & JOB_FAILED == 0 {

@@ -95,6 +95,9 @@ impl Arena {
                 }
             }
         }
+        for job in self.active_jobs() {
+            job.release_finisher(pid);
+        }
         for index in 0..self.job_capacity() {
             let rec = self.job_record(index);
             let w = rec.word.load(Ordering::Acquire);

@@ -196,6 +196,11 @@ fn role_holder(env: &RoleEnv) {
             .expect("slots to hold")
             .claim;
         log += &format!("{} {} {}\n", c.slot(), c.generation(), c.partition());
+        if let Ok(job) = arena.job(c.job_id()) {
+            if std::env::var_os("CUZK_TAKE_FINISH").is_some() {
+                assert!(job.take_finish());
+            }
+        }
         held.push(c);
     }
     publish_file(&env.scratch.join("held"), &log);
@@ -543,13 +548,24 @@ fn a_partition_lost_again_and_again_fails_its_job() {
     for loss in 1..=LOST_ATTEMPTS_BEFORE_FAILING {
         tx.announce(d).unwrap();
         let _ = std::fs::remove_file(env.out("held"));
-        let mut holder = env.spawn("holder", arena.path(), &[("CUZK_K", "1".into())]);
+        // The first holder also takes the job's finish, as an epilogue finishing it would.
+        let mut vars = vec![("CUZK_K", "1".to_string())];
+        if loss == 1 {
+            vars.push(("CUZK_TAKE_FINISH", "1".into()));
+        }
+        let mut holder = env.spawn("holder", arena.path(), &vars);
         assert!(wait_until(Duration::from_secs(20), || env
             .out("held")
             .exists()));
+        if loss == 1 {
+            assert_eq!(job.finisher(), holder.id());
+        }
         holder.kill().unwrap(); // SIGKILL, holding the slot
         holder.wait().unwrap();
         let report = arena.recover_dead_owner(holder.id()).unwrap();
+        // Its finish duty is freed with its slots: a new process given its pid later
+        // must not hold the job's finish.
+        assert_eq!(job.finisher(), 0);
         assert_eq!(report.returned.len(), 1);
         d = report.returned[0];
         assert_eq!(d.state(), Some(SlotState::Synthesized));
