@@ -33,5 +33,23 @@ count = 1
 TOML
 }
 
+# The real 2 KiB fixtures as jobs: jobI.json is fixture a for odd I, b for even I.
+fixture_2kib() { [ $(($1 % 2)) -eq 0 ] && echo tests/fixtures/porep-2KiB-b.c1.json || echo tests/fixtures/porep-2KiB-a.c1.json; }
+# submit_2kib DIR N: job1..N into DIR/incoming as writers must (temp name, then rename).
+submit_2kib() {
+  mkdir -p "$1/incoming"
+  for i in $(seq 1 "$2"); do
+    cp "$(fixture_2kib $i)" "$1/incoming/.job$i.tmp" && mv "$1/incoming/.job$i.tmp" "$1/incoming/job$i.json"
+  done
+}
+# verified_2kib DIR N: how many of DIR/done/job1..N.proof `cuzk verify` accepts.
+verified_2kib() {
+  local n=0
+  for i in $(seq 1 "$2"); do
+    "$B/cuzk" verify --c1 "$(fixture_2kib $i)" --proof "$1/done/job$i.proof" --param-cache $P > /dev/null 2>&1 && n=$((n + 1))
+  done
+  echo $n
+}
+
 nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
 echo "cpus: $(nproc)" | tee -a "$OUT/gpu.txt"

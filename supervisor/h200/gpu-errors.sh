@@ -9,19 +9,12 @@ source "$(dirname "$0")/env.sh"
 
 "$B/cuzk" params generate --sector-size 2KiB --param-cache $P > "$OUT/params.log" 2>&1 || { tail "$OUT/params.log"; exit 1; }
 D=/tmp/cuzk-gpu-errors; M=/tmp/cuzk-gpu-errors-markers
-rm -rf $D $M; mkdir -p $D/incoming $M
-for i in 1 2; do
-  f=tests/fixtures/porep-2KiB-a.c1.json; [ $i -eq 2 ] && f=tests/fixtures/porep-2KiB-b.c1.json
-  cp $f $D/incoming/.job$i.tmp && mv $D/incoming/.job$i.tmp $D/incoming/job$i.json
-done
+rm -rf $D $M; mkdir -p $M
+submit_2kib $D 2
 SLOTS=2 SYNTH=1 write_config /tmp/cuzk-gpu-errors.toml $D
 CUZK_TEST_GPU_ERRORS=$M timeout 300 "$B/cuzk" run --config /tmp/cuzk-gpu-errors.toml --exit-when-idle \
   > "$OUT/gpu-errors.log" 2>&1; rc=$?
-verified=0
-for i in 1 2; do
-  f=tests/fixtures/porep-2KiB-a.c1.json; [ $i -eq 2 ] && f=tests/fixtures/porep-2KiB-b.c1.json
-  "$B/cuzk" verify --c1 $f --proof $D/done/job$i.proof --param-cache $P > /dev/null 2>&1 && verified=$((verified + 1))
-done
+verified=$(verified_2kib $D 2)
 failed=$(ls $D/failed/*.reason 2>/dev/null | wc -l)
 usable=$(grep -c "context still usable" "$OUT/gpu-errors.log")
 lost=$(grep -c "device context lost" "$OUT/gpu-errors.log")

@@ -14,11 +14,8 @@ source "$(dirname "$0")/env.sh"
 
 "$B/cuzk" params generate --sector-size 2KiB --param-cache $P > "$OUT/params.log" 2>&1 || { tail "$OUT/params.log"; exit 1; }
 D=/tmp/cuzk-data
-rm -rf $D; mkdir -p $D/incoming
-for i in 1 2; do
-  f=tests/fixtures/porep-2KiB-a.c1.json; [ $i -eq 2 ] && f=tests/fixtures/porep-2KiB-b.c1.json
-  cp $f $D/incoming/.job$i.tmp && mv $D/incoming/.job$i.tmp $D/incoming/job$i.json
-done
+rm -rf $D
+submit_2kib $D 2
 SLOTS=2 SYNTH=1 write_config /tmp/cuzk.toml $D
 
 CUZK_KERNELS_CUBIN=/nonexistent/cuzk.cubin "$B/cuzk" run --config /tmp/cuzk.toml > "$OUT/bad.log" 2>&1 &
@@ -33,11 +30,7 @@ said=$(grep -c "the device cannot be set up, its jobs wait" "$OUT/bad.log")
 restarts=$(grep -c "cuzk: gpu #.*restart scheduled" "$OUT/bad.log")
 
 timeout 300 "$B/cuzk" run --config /tmp/cuzk.toml --exit-when-idle > "$OUT/good.log" 2>&1; good_rc=$?
-verified=0
-for i in 1 2; do
-  f=tests/fixtures/porep-2KiB-a.c1.json; [ $i -eq 2 ] && f=tests/fixtures/porep-2KiB-b.c1.json
-  "$B/cuzk" verify --c1 $f --proof $D/done/job$i.proof --param-cache $P > /dev/null 2>&1 && verified=$((verified + 1))
-done
+verified=$(verified_2kib $D 2)
 failed_end=$(ls $D/failed/*.reason 2>/dev/null | wc -l)
 
 grep -m 3 "cannot be set up\|restart scheduled" "$OUT/bad.log"
