@@ -22,12 +22,14 @@ pub enum AfterDeviceError {
     FailJob,
 }
 
-/// `lost`: the partition's count of lost tries, this one included (0 when it is not
-/// counted: set-up errors).
-pub fn after_device_error(e: &GpuError, lost: u8) -> AfterDeviceError {
+/// `note_lost` counts this try as lost in the job record and returns the partition's count
+/// so far; it is called for every error but set-up errors, which are not the partition's.
+pub fn after_device_error(e: &GpuError, note_lost: impl FnOnce() -> u8) -> AfterDeviceError {
     if e.is_setup() {
-        AfterDeviceError::WaitForSetup
-    } else if !e.context_usable() {
+        return AfterDeviceError::WaitForSetup;
+    }
+    let lost = note_lost();
+    if !e.context_usable() {
         AfterDeviceError::RestartContext
     } else if e.worth_a_retry() && lost < LOST_ATTEMPTS_BEFORE_FAILING {
         AfterDeviceError::Retry
@@ -36,19 +38,17 @@ pub fn after_device_error(e: &GpuError, lost: u8) -> AfterDeviceError {
     }
 }
 
-/// Whether a device error counts as a lost try of the partition (all but set-up errors).
-pub fn counts_as_lost(e: &GpuError) -> bool {
-    !e.is_setup()
-}
-
 /// A test hook (tests/pipeline): with `CUZK_TEST_GPU_ERRORS` naming a directory, the gpu
 /// stage's first partition ends in a retryable CUDA error and the next one tried in a lost
 /// context, each once per directory (a marker file each, made with `create_new`, so a
 /// restarted process does not repeat them): the pipeline test sees both paths end in a
 /// verified proof on the CPU device, where no real CUDA error can be provoked.
 pub fn injected_error() -> Option<GpuError> {
-    let dir = std::env::var_os("CUZK_TEST_GPU_ERRORS")?;
-    let dir = std::path::Path::new(&dir);
+    // Read once: the hook costs a partition nothing when it is off.
+    static DIR: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    let dir = DIR
+        .get_or_init(|| std::env::var_os("CUZK_TEST_GPU_ERRORS").map(Into::into))
+        .as_deref()?;
     let first = |name: &str| {
         std::fs::OpenOptions::new()
             .write(true)
@@ -93,23 +93,22 @@ mod tests {
         use AfterDeviceError::*;
         let transient = cuda("launch H MSM", E::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, true);
         let answers: Vec<_> = (1..=LOST_ATTEMPTS_BEFORE_FAILING)
-            .map(|n| after_device_error(&transient, n))
+            .map(|n| after_device_error(&transient, || n))
             .collect();
         let mut expected = vec![Retry; LOST_ATTEMPTS_BEFORE_FAILING as usize - 1];
         expected.push(FailJob);
         assert_eq!(answers, expected);
-        assert!(counts_as_lost(&transient));
 
         let input = GpuError::Input("constraint 7 does not hold".into());
         assert_eq!(
-            after_device_error(&input, 1),
+            after_device_error(&input, || 1),
             FailJob,
             "the same every time"
         );
 
         let lost = cuda("launch NTT", E::CUDA_ERROR_ILLEGAL_ADDRESS, false);
-        assert_eq!(after_device_error(&lost, 1), RestartContext);
-        assert_eq!(after_device_error(&lost, 9), RestartContext);
+        assert_eq!(after_device_error(&lost, || 1), RestartContext);
+        assert_eq!(after_device_error(&lost, || 9), RestartContext);
 
         for setup in [
             GpuError::NoNvrtc,
@@ -117,8 +116,8 @@ mod tests {
             GpuError::OutOfMemory("12 GiB held by pid 77".into()),
             cuda("load kernel module", E::CUDA_ERROR_INVALID_IMAGE, true),
         ] {
-            assert!(!counts_as_lost(&setup));
-            assert_eq!(after_device_error(&setup, 0), WaitForSetup);
+            let answer = after_device_error(&setup, || panic!("a set-up error was counted"));
+            assert_eq!(answer, WaitForSetup);
         }
     }
 }

@@ -6,9 +6,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use clap::Parser;
-use cuzk_gpu::device_error::{
-    after_device_error, counts_as_lost, injected_error, AfterDeviceError,
-};
+use cuzk_gpu::device_error::{after_device_error, injected_error, AfterDeviceError};
 use cuzk_gpu::{
     prove_slot, CpuDevice, CudaDevice, DeviceError, FoldedC, HeldR1cs, PartitionDevice, ReadyAhead,
 };
@@ -220,18 +218,14 @@ impl<'r> Serving<'r> {
                 let reason = format!("partition {}: gpu: {e:#}", claim.partition());
                 eprintln!("cuzk-gpu: job {} ({}): {reason}", job.job_id(), job.name());
                 if let Some(DeviceError(gpu)) = e.downcast_ref::<DeviceError>() {
-                    // Counted in the job record, which outlives this process (see
-                    // device_error.rs); set-up errors are not the partition's.
-                    let lost = if counts_as_lost(gpu) {
-                        job.note_lost_attempt(
-                            claim.partition(),
-                            &format!("the gpu failed on it ({gpu})"),
-                        )
-                        .unwrap_or(u8::MAX)
-                    } else {
-                        0
+                    // Counted in the job record, which outlives this process
+                    // (device_error.rs); set-up errors are not the partition's.
+                    let note_lost = || {
+                        let what = format!("the gpu failed on it ({gpu})");
+                        job.note_lost_attempt(claim.partition(), &what)
+                            .unwrap_or(u8::MAX)
                     };
-                    match after_device_error(gpu, lost) {
+                    match after_device_error(gpu, note_lost) {
                         AfterDeviceError::WaitForSetup => {
                             // The device cannot be set up (the install or the machine):
                             // failing jobs for it would empty the queue into failed/
