@@ -276,7 +276,25 @@ mod tests {
     use super::*;
     use crate::config::Overrides;
     use crate::topology::{Gpu, NumaNode};
-    use std::os::unix::fs::PermissionsExt;
+
+    /// Writes an executable script through a child `sh`, so that no write descriptor of it
+    /// is ever open in this process. Tests run side by side in threads: a script written
+    /// here could have its descriptor inherited by another test's fork for the moment
+    /// before that child execs, and exec of the script then fails with ETXTBSY ("text
+    /// file busy"), which made these tests fail now and then in CI.
+    fn write_script(path: &std::path::Path, text: &str) {
+        let status = Command::new("sh")
+            .args([
+                "-c",
+                "printf '%s' \"$1\" > \"$2\" && chmod 755 \"$2\"",
+                "sh",
+            ])
+            .arg(text)
+            .arg(path)
+            .status()
+            .unwrap();
+        assert!(status.success(), "writing {}", path.display());
+    }
 
     /// Two GPUs, one on node 0 (CPU 0) and one whose node the firmware does not report:
     /// each gpu process gets its own device; the first is pinned to its GPU's node, the
@@ -289,15 +307,13 @@ mod tests {
         let report = dir.path().join("report");
         std::fs::create_dir_all(&report).unwrap();
         let script = dir.path().join("cuzk-gpu");
-        std::fs::write(
+        write_script(
             &script,
-            format!(
+            &format!(
                 "#!/bin/sh\nprintf '%s %s %s\\n' \"$CUDA_DEVICE_ORDER\" \"$(grep Cpus_allowed_list /proc/self/status | cut -f2)\" \"$CUZK_TEST_TAG\" > {}/$CUZK_GPU_DEVICE\n",
                 report.display()
             ),
-        )
-        .unwrap();
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        );
         let topology = Topology {
             nodes: vec![NumaNode {
                 id: 0,
@@ -329,7 +345,8 @@ mod tests {
         }
         let env = vec![("CUZK_TEST_TAG".to_string(), "shared-env".to_string())];
         let mut children = Children::with_bin_dir(dir.path(), env);
-        assert!(children.scale(&config, &topology).is_empty());
+        let errors = children.scale(&config, &topology);
+        assert!(errors.is_empty(), "{errors:?}");
         let until = Instant::now() + Duration::from_secs(10);
         while children.running() > 0 && Instant::now() < until {
             children.reap(&config, true, |_| ());
@@ -360,8 +377,7 @@ mod tests {
     fn before_reaping_runs_while_the_exited_process_is_a_zombie() {
         let dir = tempfile::tempdir().unwrap();
         let script = dir.path().join("cuzk-epilogue");
-        std::fs::write(&script, "#!/bin/sh\nexit 7\n").unwrap();
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        write_script(&script, "#!/bin/sh\nexit 7\n");
         let topology = Topology {
             nodes: vec![NumaNode {
                 id: 0,
@@ -374,7 +390,8 @@ mod tests {
             config.stage_mut(kind).count = if kind == StageKind::Epilogue { 1 } else { 0 };
         }
         let mut children = Children::with_bin_dir(dir.path(), vec![]);
-        assert!(children.scale(&config, &topology).is_empty());
+        let errors = children.scale(&config, &topology);
+        assert!(errors.is_empty(), "{errors:?}");
         let until = Instant::now() + Duration::from_secs(10);
         let mut seen = Vec::new();
         while seen.is_empty() && Instant::now() < until {
