@@ -79,6 +79,11 @@ const PROOF_WORDS: usize = PROOF_BYTES / 8;
 const REASON_WORDS: usize = 32;
 /// `JobRecord::flags` bit: the job failed; stages pass its slots through without work.
 pub const JOB_FAILED: u32 = 1;
+/// `JobRecord::flags` bit: the epilogue finishing the job stopped with its verified proof
+/// unwritten (`done/` could not take it) and left its last slot to recovery on purpose.
+/// Recovery then gives the slot back without counting a lost attempt: the redo only
+/// writes the proof, and a full disk during a scale-down must not fail a proved job.
+pub const JOB_LEFT_UNWRITTEN: u32 = 2;
 
 // Part of the layout hash too; spelled out so a change is a deliberate one.
 const _: () = assert!(std::mem::size_of::<JobRecord>() == 14_080);
@@ -386,6 +391,30 @@ impl<'a> JobView<'a> {
             .rec()
             .finisher
             .compare_exchange(pid, 0, Ordering::AcqRel, Ordering::Relaxed);
+    }
+
+    /// Says that this process, the job's finisher, is stopping with the job's verified
+    /// proof unwritten and leaves its last slot to recovery ([`JOB_LEFT_UNWRITTEN`]).
+    pub fn leave_unwritten(&self) {
+        self.rec()
+            .flags
+            .fetch_or(JOB_LEFT_UNWRITTEN, Ordering::AcqRel);
+    }
+
+    /// Clears [`JOB_LEFT_UNWRITTEN`], saying whether it was set: recovery consumes it
+    /// once, so a later death holding the job counts as usual.
+    pub(crate) fn take_left_unwritten(&self) -> bool {
+        self.rec()
+            .flags
+            .fetch_and(!JOB_LEFT_UNWRITTEN, Ordering::AcqRel)
+            & JOB_LEFT_UNWRITTEN
+            != 0
+    }
+
+    /// How many attempts at `partition` were lost so far (`note_lost_attempt`).
+    pub fn lost_attempts(&self, partition: u32) -> Result<u8, ShmError> {
+        self.check_partition(partition)?;
+        Ok(self.rec().lost_attempts[partition as usize].load(Ordering::Acquire))
     }
 
     /// Marks the job failed; the first reason is kept.

@@ -75,7 +75,12 @@ impl Arena {
                             header.job_id.load(Ordering::Relaxed),
                             header.partition.load(Ordering::Relaxed),
                         );
-                        if let Ok(job) = self.job(job_id) {
+                        // A finisher that left its verified proof unwritten on purpose
+                        // (asked to stop while done/ refused it) lost no work.
+                        let left_on_purpose = |job: &crate::job::JobView<'_>| {
+                            job.finisher() == pid && job.take_left_unwritten()
+                        };
+                        if let Some(job) = self.job(job_id).ok().filter(|j| !left_on_purpose(j)) {
                             let _ = job.note_lost_attempt(
                                 p,
                                 &format!(

@@ -200,6 +200,9 @@ fn role_holder(env: &RoleEnv) {
             if std::env::var_os("CUZK_TAKE_FINISH").is_some() {
                 assert!(job.take_finish());
             }
+            if std::env::var_os("CUZK_LEAVE_UNWRITTEN").is_some() {
+                job.leave_unwritten();
+            }
         }
         held.push(c);
     }
@@ -584,5 +587,46 @@ fn a_partition_lost_again_and_again_fails_its_job() {
         )) && reason.contains("a host-prep process"),
         "{reason}"
     );
+    arena.remove().unwrap();
+}
+
+/// An epilogue that stops with its job's verified proof unwritten (a scale-down while
+/// `done/` is full) leaves its slot to recovery on purpose: that is no lost attempt, so a
+/// partition with earlier CUDA errors cannot fail a proved job that way. The mark is
+/// used once: the next holder that dies counts as usual.
+#[test]
+fn a_slot_left_with_its_proof_unwritten_is_no_lost_attempt() {
+    let env = TestEnv::new("unwritten");
+    let arena = env.create_arena(tiny_shape(), 1);
+    let job = arena.publish_job("proved.json", &(), &[()]).unwrap();
+    let config = iceoryx_config(&env.iox_prefix()).unwrap();
+    let cp = ControlPlane::new(&env.name, &config).unwrap();
+    let tx = cp.sender(SlotState::Synthesized).unwrap();
+    let mut c = arena.claim_any(Stage::Synthesis).expect("a free slot");
+    c.set_partition(job.job_id(), 0);
+    let mut d = c.complete().unwrap();
+    for (round, leave) in [(1, true), (2, false)] {
+        tx.announce(d).unwrap();
+        let _ = std::fs::remove_file(env.out("held"));
+        let mut vars = vec![("CUZK_K", "1".to_string())];
+        vars.push(("CUZK_TAKE_FINISH", "1".into()));
+        if leave {
+            vars.push(("CUZK_LEAVE_UNWRITTEN", "1".into()));
+        }
+        let mut holder = env.spawn("holder", arena.path(), &vars);
+        assert!(wait_until(Duration::from_secs(20), || env
+            .out("held")
+            .exists()));
+        holder.kill().unwrap();
+        holder.wait().unwrap();
+        let report = arena.recover_dead_owner(holder.id()).unwrap();
+        assert_eq!(report.returned.len(), 1);
+        d = report.returned[0];
+        assert_eq!(job.finisher(), 0, "round {round}: finish freed");
+        let expected = if leave { 0 } else { 1 };
+        assert_eq!(job.lost_attempts(0).unwrap(), expected, "round {round}");
+        let _ = reap_dead_nodes(&config, Some(holder.id()));
+    }
+    assert!(!job.is_failed());
     arena.remove().unwrap();
 }

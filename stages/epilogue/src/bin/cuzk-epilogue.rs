@@ -61,11 +61,13 @@ fn run(args: Args) -> Result<()> {
                     // Asked to stop while done/ could not be written: the slot stays
                     // held, so recovery gives it back once this process has exited and
                     // the next epilogue finishes the job (this pid's finish duty then
-                    // passes to it).
+                    // passes to it). Marked as left on purpose, so that recovery counts
+                    // no lost attempt for it.
                     eprintln!(
                         "cuzk-epilogue: job {} ({name}): stopping with its verified proof unwritten; its last slot is left to recovery",
                         job.job_id()
                     );
+                    job.leave_unwritten();
                     claim.leave_to_recovery();
                     return Ok(());
                 }
