@@ -85,13 +85,19 @@ struct Offsets {
 
 fn offsets(g: &ArenaGeometry, slots: &SlotLayout, page: u64) -> Result<Offsets, ShmError> {
     let overflow = || ShmError::LayoutOverflow { shape: g.shape };
-    let slot_stride = SLOT_HEADER_BYTES + slots.data_len();
+    // Every sum is checked: `attach` computes these from a header read from a file.
+    let slot_stride = SLOT_HEADER_BYTES
+        .checked_add(slots.data_len())
+        .ok_or_else(overflow)?;
     let jobs_offset = slot_stride
         .checked_mul(u64::from(g.slot_count))
         .and_then(|s| s.checked_add(HEADER_BYTES))
         .ok_or_else(overflow)?;
     let job_table = std::mem::size_of::<JobRecord>() as u64 * u64::from(g.job_capacity);
-    let job_blobs_offset = align_up(jobs_offset + job_table, REGION_ALIGN).ok_or_else(overflow)?;
+    let job_blobs_offset = jobs_offset
+        .checked_add(job_table)
+        .and_then(|t| align_up(t, REGION_ALIGN))
+        .ok_or_else(overflow)?;
     let job_blob_stride = align_up(g.job_blob_capacity, REGION_ALIGN).ok_or_else(overflow)?;
     let total_len = job_blob_stride
         .checked_mul(u64::from(g.job_capacity))
@@ -443,5 +449,40 @@ mod tests {
         assert_eq!(o.job_blobs_offset % REGION_ALIGN, 0);
         assert_eq!(o.total_len % (2 << 20), 0, "huge-page multiple");
         assert!(o.total_len >= o.job_blobs_offset + 16 * (128 << 20));
+    }
+
+    /// `attach` reads the geometry from the file: sizes past u64 are an error, never a
+    /// wrapped offset inside the mapping.
+    #[test]
+    fn geometries_past_u64_are_errors_not_wrapped_offsets() {
+        let slots = SlotLayout::new(&PartitionShape::porep_32gib()).unwrap();
+        let base = ArenaGeometry {
+            shape: PartitionShape::porep_32gib(),
+            slot_count: 4,
+            job_capacity: 16,
+            job_blob_capacity: 128 << 20,
+        };
+        for g in [
+            ArenaGeometry {
+                slot_count: u32::MAX,
+                ..base
+            },
+            ArenaGeometry {
+                job_blob_capacity: u64::MAX - 8,
+                ..base
+            },
+            ArenaGeometry {
+                job_blob_capacity: u64::MAX / 15,
+                ..base
+            },
+        ] {
+            assert!(
+                matches!(
+                    offsets(&g, &slots, 4096),
+                    Err(ShmError::LayoutOverflow { .. })
+                ),
+                "{g:?}"
+            );
+        }
     }
 }

@@ -5,14 +5,14 @@ use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
 pub enum DropDirError {
-    /// A file system call failed.
-    #[error("{op} {}: {source}", path.display())]
+    /// A file system call failed. The OS error is part of the message and deliberately
+    /// not a `source`: printed with its chain (`{:#}`) it would say the OS error twice.
+    #[error("{op} {}: {cause}", path.display())]
     Io {
         /// What was being done, as a verb phrase ("rename to working/", "fsync").
         op: &'static str,
         path: PathBuf,
-        #[source]
-        source: io::Error,
+        cause: io::Error,
     },
     /// The path given to `claim`, `finish` or `fail` is not a `<name>.json` file name.
     #[error("{}: not a C1 file name (expected <name>.json)", path.display())]
@@ -31,6 +31,26 @@ pub enum DropDirError {
 impl DropDirError {
     pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>) -> impl FnOnce(io::Error) -> Self {
         let path = path.into();
-        move |source| DropDirError::Io { op, path, source }
+        move |cause| DropDirError::Io { op, path, cause }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The supervisor prints these with their chain (anyhow's `{:#}`): the OS error shows once.
+    #[test]
+    fn an_io_error_names_op_path_and_cause_once() {
+        let e = DropDirError::io("rename to working/", "/drop/incoming/a.json")(
+            io::Error::from_raw_os_error(28),
+        );
+        let text = e.to_string();
+        assert!(
+            text.starts_with("rename to working/ /drop/incoming/a.json: No space left on device"),
+            "{text}"
+        );
+        // A chain printer (anyhow's `{:#}`) appends every source: there is none to repeat.
+        assert!(std::error::Error::source(&e).is_none());
     }
 }
