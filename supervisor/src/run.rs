@@ -297,19 +297,23 @@ pub fn run(args: &RunArgs) -> Result<()> {
             }
             !gone
         });
-        let incoming = match drop_dir.scan_incoming() {
+        // One scan a round serves admission, the status and the idle check: a scan stats
+        // every file, and a backlog of hundreds of C1 files is ordinary.
+        let (incoming, scanned) = match drop_dir.scan_incoming() {
             Ok(files) => {
                 trouble.cleared(SCANNING);
                 if files.is_empty() {
                     trouble.cleared(CLAIMING);
                 }
-                files
+                (files, true)
             }
             Err(e) => {
                 trouble.report(SCANNING, &e.into());
-                Vec::new()
+                (Vec::new(), false)
             }
         };
+        // Files of this scan still in incoming/ after admission.
+        let mut queued = incoming.len();
         // While claiming fails, it is tried once a second, like the moves into failed/.
         if !draining && trouble.due(CLAIMING) {
             for file in &incoming {
@@ -330,6 +334,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
                         // The file stays in incoming/ for the next round; the files after
                         // it are still tried (its own trouble may be its name's).
                         trouble.report(CLAIMING, &e);
+                        continue;
                     }
                     Ok(Admitted::RefusedUnmoved {
                         working,
@@ -352,12 +357,12 @@ pub fn run(args: &RunArgs) -> Result<()> {
                     }
                     Ok(Admitted::Vanished) => {}
                 }
+                queued -= 1;
             }
         }
 
         if last_status.elapsed() >= Duration::from_secs(1) {
             last_status = Instant::now();
-            let queued = drop_dir.scan_incoming().map_or(0, |v| v.len());
             let status = Status::collect(
                 Snapshot {
                     arena: &arena,
@@ -407,9 +412,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
             ));
         }
 
-        let idle = arena.active_jobs().next().is_none()
-            && unmoved.is_empty()
-            && drop_dir.scan_incoming().is_ok_and(|v| v.is_empty());
+        let idle =
+            arena.active_jobs().next().is_none() && unmoved.is_empty() && scanned && queued == 0;
         if drain_started.is_none()
             && (term.load(Ordering::Relaxed) || (args.exit_when_idle && idle))
         {
