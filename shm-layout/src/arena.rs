@@ -83,11 +83,12 @@ struct Offsets {
     total_len: u64,
 }
 
-fn offsets(g: &ArenaGeometry, slots: &SlotLayout, page: u64) -> Result<Offsets, ShmError> {
+/// `slot_data_len` is `SlotLayout::data_len` of `g.shape`.
+fn offsets(g: &ArenaGeometry, slot_data_len: u64, page: u64) -> Result<Offsets, ShmError> {
     let overflow = || ShmError::LayoutOverflow { shape: g.shape };
     // Every sum is checked: `attach` computes these from a header read from a file.
     let slot_stride = SLOT_HEADER_BYTES
-        .checked_add(slots.data_len())
+        .checked_add(slot_data_len)
         .ok_or_else(overflow)?;
     let jobs_offset = slot_stride
         .checked_mul(u64::from(g.slot_count))
@@ -143,7 +144,7 @@ impl Arena {
         let path = cfg.path();
         let geometry = cfg.geometry();
         let layout = SlotLayout::new(&cfg.shape)?;
-        let offsets = offsets(&geometry, &layout, page_size_of(&cfg.dir))?;
+        let offsets = offsets(&geometry, layout.data_len(), page_size_of(&cfg.dir))?;
         let tmp = cfg.dir.join(format!(
             ".cuzk-{}.arena.{}.tmp",
             cfg.name,
@@ -250,7 +251,7 @@ impl Arena {
                 expected,
             });
         }
-        let offsets = offsets(&geometry, &layout, 4096)?;
+        let offsets = offsets(&geometry, layout.data_len(), 4096)?;
         // Huge-page rounding may make the file longer than the 4 KiB-rounded sum, never shorter.
         if actual < h.total_len || h.total_len < offsets.total_len {
             return Err(truncated(h.total_len.max(offsets.total_len)));
@@ -442,7 +443,7 @@ mod tests {
             job_blob_capacity: 128 << 20,
         };
         let slots = SlotLayout::new(&g.shape).unwrap();
-        let o = offsets(&g, &slots, 2 << 20).unwrap();
+        let o = offsets(&g, slots.data_len(), 2 << 20).unwrap();
         assert_eq!(o.slot_stride, SLOT_HEADER_BYTES + slots.data_len());
         assert_eq!(o.jobs_offset, HEADER_BYTES + 4 * o.slot_stride);
         assert!(o.jobs_offset > 4 * 15_900_000_000);
@@ -455,34 +456,47 @@ mod tests {
     /// wrapped offset inside the mapping.
     #[test]
     fn geometries_past_u64_are_errors_not_wrapped_offsets() {
-        let slots = SlotLayout::new(&PartitionShape::porep_32gib()).unwrap();
-        let base = ArenaGeometry {
+        let g = ArenaGeometry {
             shape: PartitionShape::porep_32gib(),
-            slot_count: 4,
+            slot_count: 1,
             job_capacity: 16,
             job_blob_capacity: 128 << 20,
         };
-        for g in [
-            ArenaGeometry {
-                slot_count: u32::MAX,
-                ..base
-            },
-            ArenaGeometry {
-                job_blob_capacity: u64::MAX - 8,
-                ..base
-            },
-            ArenaGeometry {
-                job_blob_capacity: u64::MAX / 15,
-                ..base
-            },
-        ] {
+        let table = std::mem::size_of::<JobRecord>() as u64 * 16;
+        let cases = [
+            // the slot stride itself
+            (g.clone(), u64::MAX - 8),
+            // the job table's end
+            (
+                g.clone(),
+                u64::MAX - HEADER_BYTES - SLOT_HEADER_BYTES - table / 2,
+            ),
+            // slots times their stride
+            (
+                ArenaGeometry {
+                    slot_count: u32::MAX,
+                    ..g.clone()
+                },
+                16 << 30,
+            ),
+            // the blob windows
+            (
+                ArenaGeometry {
+                    job_blob_capacity: u64::MAX / 15,
+                    ..g.clone()
+                },
+                16 << 30,
+            ),
+        ];
+        for (g, data_len) in cases {
             assert!(
                 matches!(
-                    offsets(&g, &slots, 4096),
+                    offsets(&g, data_len, 4096),
                     Err(ShmError::LayoutOverflow { .. })
                 ),
-                "{g:?}"
+                "{g:?}, slot data {data_len}"
             );
         }
+        assert!(offsets(&g, 16 << 30, 4096).is_ok());
     }
 }

@@ -373,6 +373,12 @@ impl<'a> JobView<'a> {
                 .compare_exchange(holder, me, Ordering::AcqRel, Ordering::Acquire)
                 .is_ok()
             {
+                if holder != 0 {
+                    // Taken over from a dead finisher before its recovery: its mark of a
+                    // proof left unwritten is not this process's (recovery of the dead
+                    // one then counts its slot as usual).
+                    self.take_left_unwritten();
+                }
                 return true;
             }
         }
@@ -399,6 +405,12 @@ impl<'a> JobView<'a> {
         self.rec()
             .flags
             .fetch_or(JOB_LEFT_UNWRITTEN, Ordering::AcqRel);
+    }
+
+    /// Whether [`JOB_LEFT_UNWRITTEN`] is set (a finisher stopped and left the verified proof
+    /// to the next epilogue, and nobody has taken the finish over or recovered it yet).
+    pub fn is_left_unwritten(&self) -> bool {
+        self.rec().flags.load(Ordering::Acquire) & JOB_LEFT_UNWRITTEN != 0
     }
 
     /// Clears [`JOB_LEFT_UNWRITTEN`], saying whether it was set: recovery consumes it

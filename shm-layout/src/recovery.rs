@@ -46,6 +46,15 @@ impl Arena {
             return Err(ShmError::OwnerAlive { pid });
         }
         let mut report = RecoveryReport::default();
+        // Jobs whose finish this pid held and left, verified but unwritten, on purpose
+        // (`JobView::leave_unwritten`): their slot's redo only writes the proof, so it is
+        // no lost attempt. Read before any slot is returned, while the finish is still
+        // the dead pid's (an epilogue taking it over clears the mark, `take_finish`).
+        let left_unwritten: Vec<u64> = self
+            .active_jobs()
+            .filter(|job| job.finisher() == pid && job.take_left_unwritten())
+            .map(|job| job.job_id())
+            .collect();
         for slot in 0..self.slot_count() {
             let header = self.slot_header(slot);
             loop {
@@ -75,12 +84,8 @@ impl Arena {
                             header.job_id.load(Ordering::Relaxed),
                             header.partition.load(Ordering::Relaxed),
                         );
-                        // A finisher that left its verified proof unwritten on purpose
-                        // (asked to stop while done/ refused it) lost no work.
-                        let left_on_purpose = |job: &crate::job::JobView<'_>| {
-                            job.finisher() == pid && job.take_left_unwritten()
-                        };
-                        if let Some(job) = self.job(job_id).ok().filter(|j| !left_on_purpose(j)) {
+                        let counted = !left_unwritten.contains(&job_id);
+                        if let Some(job) = self.job(job_id).ok().filter(|_| counted) {
                             let _ = job.note_lost_attempt(
                                 p,
                                 &format!(

@@ -593,7 +593,8 @@ fn a_partition_lost_again_and_again_fails_its_job() {
 /// An epilogue that stops with its job's verified proof unwritten (a scale-down while
 /// `done/` is full) leaves its slot to recovery on purpose: that is no lost attempt, so a
 /// partition with earlier CUDA errors cannot fail a proved job that way. The mark is
-/// used once: the next holder that dies counts as usual.
+/// used once: the next holder that dies counts as usual, and so does one whose finish
+/// another epilogue took over before its recovery.
 #[test]
 fn a_slot_left_with_its_proof_unwritten_is_no_lost_attempt() {
     let env = TestEnv::new("unwritten");
@@ -605,7 +606,10 @@ fn a_slot_left_with_its_proof_unwritten_is_no_lost_attempt() {
     let mut c = arena.claim_any(Stage::Synthesis).expect("a free slot");
     c.set_partition(job.job_id(), 0);
     let mut d = c.complete().unwrap();
-    for (round, leave) in [(1, true), (2, false)] {
+    // Round 3: another epilogue (here this process) takes the finish over from the dead
+    // holder before its recovery; the mark was not the taker's, so the loss counts and
+    // the mark is not left behind to hide a later one.
+    for (round, leave) in [(1, true), (2, false), (3, true)] {
         tx.announce(d).unwrap();
         let _ = std::fs::remove_file(env.out("held"));
         let mut vars = vec![("CUZK_K", "1".to_string())];
@@ -619,12 +623,26 @@ fn a_slot_left_with_its_proof_unwritten_is_no_lost_attempt() {
             .exists()));
         holder.kill().unwrap();
         holder.wait().unwrap();
+        assert_eq!(job.is_left_unwritten(), leave, "round {round}: marked");
+        if round == 3 {
+            assert!(job.take_finish(), "a dead finisher's duty passes on");
+            assert!(
+                !job.is_left_unwritten(),
+                "the taker drops the dead one's mark"
+            );
+        }
         let report = arena.recover_dead_owner(holder.id()).unwrap();
         assert_eq!(report.returned.len(), 1);
         d = report.returned[0];
-        assert_eq!(job.finisher(), 0, "round {round}: finish freed");
-        let expected = if leave { 0 } else { 1 };
+        if round < 3 {
+            assert_eq!(job.finisher(), 0, "round {round}: finish freed");
+        }
+        let expected = [0, 1, 2][round - 1];
         assert_eq!(job.lost_attempts(0).unwrap(), expected, "round {round}");
+        assert!(
+            !job.is_left_unwritten(),
+            "round {round}: no mark left behind"
+        );
         let _ = reap_dead_nodes(&config, Some(holder.id()));
     }
     assert!(!job.is_failed());
