@@ -57,7 +57,12 @@ mod tests {
                 ticks.lock().unwrap().push(t)
             })
         };
-        std::thread::sleep(Duration::from_millis(150));
+        // Polled rather than slept for: a loaded CI machine may hold the ticking thread
+        // back for tens of milliseconds.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while ticks.lock().unwrap().len() < 3 && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
         drop(beat);
         let seen = ticks.lock().unwrap().clone();
         assert!(seen.len() >= 3, "{seen:?}");

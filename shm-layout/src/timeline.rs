@@ -217,7 +217,14 @@ mod tests {
 
     #[test]
     fn events_round_trip_through_the_log() {
-        let dir = std::env::temp_dir().join(format!("cuzk-timeline-{}", std::process::id()));
+        // A fresh directory: a log left by an earlier run under the same pid would be
+        // appended to.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let dir =
+            std::env::temp_dir().join(format!("cuzk-timeline-{}-{nanos}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("t.jsonl");
         let t = Timeline::open(Some(&path), "gpu").unwrap();

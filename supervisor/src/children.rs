@@ -296,7 +296,7 @@ mod tests {
         assert!(status.success(), "writing {}", path.display());
     }
 
-    /// Two GPUs, one on node 0 (CPU 0) and one whose node the firmware does not report:
+    /// Two GPUs, one on node 0 (one CPU) and one whose node the firmware does not report:
     /// each gpu process gets its own device; the first is pinned to its GPU's node, the
     /// second is not pinned; both get CUDA's device order set to the PCI order the topology
     /// uses. (A GPU on a second node getting that node's CPUs is covered by placement's
@@ -314,10 +314,20 @@ mod tests {
                 report.display()
             ),
         );
+        // Node 0's one CPU: the first this test may run on (a CI cpuset may lack CPU 0).
+        let allowed = std::fs::read_to_string("/proc/self/status")
+            .unwrap()
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("Cpus_allowed_list:")
+                    .map(|v| v.trim().to_string())
+            })
+            .unwrap();
+        let cpu = allowed.split([',', '-']).next().unwrap().to_string();
         let topology = Topology {
             nodes: vec![NumaNode {
                 id: 0,
-                cpus: "0".parse().unwrap(),
+                cpus: cpu.parse().unwrap(),
             }],
             gpus: vec![
                 Gpu {
@@ -353,16 +363,8 @@ mod tests {
             std::thread::sleep(Duration::from_millis(20));
         }
         let read = |d: &str| std::fs::read_to_string(report.join(d)).unwrap();
-        assert_eq!(read("0"), "PCI_BUS_ID 0 shared-env\n");
-        let unpinned = std::fs::read_to_string("/proc/self/status")
-            .unwrap()
-            .lines()
-            .find_map(|l| {
-                l.strip_prefix("Cpus_allowed_list:")
-                    .map(|v| v.trim().to_string())
-            })
-            .unwrap();
-        assert_eq!(read("1"), format!("PCI_BUS_ID {unpinned} shared-env\n"));
+        assert_eq!(read("0"), format!("PCI_BUS_ID {cpu} shared-env\n"));
+        assert_eq!(read("1"), format!("PCI_BUS_ID {allowed} shared-env\n"));
         assert_eq!(
             std::fs::read_dir(&report).unwrap().count(),
             2,

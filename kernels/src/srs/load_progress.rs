@@ -100,8 +100,11 @@ mod tests {
             Duration::from_millis(20),
             move |l| sink.lock().unwrap().push(l),
             |done| {
-                for _ in 0..10 {
-                    done.add(5);
+                // Until three lines came (at most 10 s): a loaded CI machine may hold the
+                // reporting thread back for tens of milliseconds.
+                let deadline = std::time::Instant::now() + Duration::from_secs(10);
+                while lines.lock().unwrap().len() < 3 && std::time::Instant::now() < deadline {
+                    done.add(1);
                     std::thread::sleep(Duration::from_millis(15));
                 }
                 7

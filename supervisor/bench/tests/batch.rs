@@ -68,11 +68,12 @@ fn keeps_concurrency_jobs_in_flight_and_sums_up() {
         assert_eq!(job.index, i);
         assert_eq!(job.name, format!("porep-2KiB-a-bt1-{i}"));
         // Claimed 40 ms after it appeared, finished 100 ms after that; each seen a poll
-        // (5 ms) or so later: on a quiet machine queue ~0.045 s, proving ~0.1 s. The upper
-        // bounds leave room for a loaded machine's scheduling delays.
+        // (5 ms) or so later: on a quiet machine queue ~0.045 s, proving ~0.1 s. The lower
+        // bounds hold by construction (a job is stamped before its file appears); the upper
+        // ones only catch a batch that stopped watching, with room for a loaded machine.
         let (queue, proving) = (job.queue_s.unwrap(), job.proving_s.unwrap());
-        assert!((0.04..0.5).contains(&queue), "queue {queue}");
-        assert!((0.0..0.6).contains(&proving), "proving {proving}");
+        assert!((0.04..5.0).contains(&queue), "queue {queue}");
+        assert!((0.0..5.0).contains(&proving), "proving {proving}");
         assert!(job.wall_s >= 0.14, "wall {}", job.wall_s);
         assert_close(job.wall_s, queue + proving);
         if job.outcome == Outcome::Done {
@@ -83,7 +84,7 @@ fn keeps_concurrency_jobs_in_flight_and_sums_up() {
         }
     }
     // Three rounds of two: at least 3 x 140 ms.
-    assert!(s.elapsed_s >= 0.42 && s.elapsed_s < 5.0, "{}", s.elapsed_s);
+    assert!(s.elapsed_s >= 0.42 && s.elapsed_s < 30.0, "{}", s.elapsed_s);
     let last_end = report
         .jobs
         .iter()

@@ -114,12 +114,14 @@ pub fn run(cfg: &BatchConfig, observer: &mut dyn Observer) -> Result<BatchReport
     while jobs.len() < cfg.count {
         while next < cfg.count && in_flight.len() < cfg.concurrency {
             let name = format!("{stem}-b{}-{next}", cfg.run_id);
+            // Stamped before the file appears: the prover may see it before submit returns.
+            let submitted = Instant::now();
             dirs.submit(&name, &bytes)?;
             observer.submitted(next, &name);
             in_flight.push(InFlight {
                 index: next,
                 name,
-                submitted: Instant::now(),
+                submitted,
                 left_queue: None,
             });
             next += 1;
