@@ -66,9 +66,14 @@ impl Trouble {
     /// Whether to try `what` now: always while it works, at most once a second while it
     /// fails (a full disk is not worth twenty failed writes a second).
     pub fn due(&self, what: &'static str) -> bool {
+        self.due_at(what, Instant::now())
+    }
+
+    /// [`Trouble::due`] at `now` (tests pass their own clock).
+    fn due_at(&self, what: &'static str, now: Instant) -> bool {
         self.ongoing
             .get(what)
-            .is_none_or(|o| o.tried.elapsed() >= RETRY_EVERY)
+            .is_none_or(|o| now.saturating_duration_since(o.tried) >= RETRY_EVERY)
     }
 
     /// `what` worked; logs the end of its trouble, if it had one.
@@ -116,7 +121,12 @@ mod tests {
             Some("writing failed/ failing: No space left on device")
         );
         assert_eq!(t.ongoing["writing failed/"].attempts, 2);
-        assert!(!t.due("writing failed/"), "not again within the second");
+        let tried = t.ongoing["writing failed/"].tried;
+        assert!(
+            !t.due_at("writing failed/", tried + RETRY_EVERY / 2),
+            "not again within the second"
+        );
+        assert!(t.due_at("writing failed/", tried + RETRY_EVERY));
         assert!(t.due("scanning incoming/"));
         t.cleared("writing failed/");
         assert!(t.summary().is_none());
