@@ -18,8 +18,7 @@
 //! use cuzk_shm_layout::*;
 //!
 //! # fn main() -> Result<(), ShmError> {
-//! # let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
-//! let name = format!("doc-{}-{nanos}", std::process::id()); // unique per run
+//! let name = format!("doc-{}-{}", std::process::id(), clock::unix_ns()); // unique per run
 //! let shape = PartitionShape::new(1000, 4, 900);
 //! let arena = Arena::create(&ArenaConfig::new(&name, shape, 4))?; // the supervisor
 //! let prefix = format!("cuzkdoc{}_", std::process::id()); // keeps instances apart

@@ -219,12 +219,11 @@ mod tests {
     fn events_round_trip_through_the_log() {
         // A fresh directory: a log left by an earlier run under the same pid would be
         // appended to.
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let dir =
-            std::env::temp_dir().join(format!("cuzk-timeline-{}-{nanos}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!(
+            "cuzk-timeline-{}-{}",
+            std::process::id(),
+            crate::clock::unix_ns()
+        ));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("t.jsonl");
         let t = Timeline::open(Some(&path), "gpu").unwrap();

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use cuzk_shm_layout::{
-    iceoryx_config, reap_dead_nodes, Arena, ControlPlane, PartitionShape, Region, SlotClaim,
-    SlotState, SrsKey, SrsSegment, Stage, StageSender,
+    iceoryx_config, reap_dead_nodes, Arena, ControlPlane, JobView, PartitionShape, Region,
+    SlotClaim, SlotDescriptor, SlotState, SrsKey, SrsSegment, Stage, StageSender,
 };
 
 /// The iceoryx2 nodes of `pid` under `config`'s prefix, alive or dead.
@@ -533,6 +533,51 @@ fn job_record_is_one_truth_across_processes() {
     arena.remove().unwrap();
 }
 
+/// A job's partition `p` in a synthesized slot, and the sender that announces it to
+/// host-prep (where the killed holders below claim it), with the control plane it lives on.
+fn synthesized_partition<'a>(
+    env: &TestEnv,
+    arena: &'a Arena,
+    name: &str,
+    partitions: usize,
+    p: u32,
+) -> (JobView<'a>, (ControlPlane, StageSender), SlotDescriptor) {
+    let job = arena.publish_job(name, &(), &vec![(); partitions]).unwrap();
+    let config = iceoryx_config(&env.iox_prefix()).unwrap();
+    let cp = ControlPlane::new(&env.name, &config).unwrap();
+    let tx = cp.sender(SlotState::Synthesized).unwrap();
+    let mut c = arena.claim_any(Stage::Synthesis).expect("a free slot");
+    c.set_partition(job.job_id(), p);
+    (job, (cp, tx), c.complete().unwrap())
+}
+
+/// One loss: announces `d`, a holder process (`vars`) claims it and is killed with
+/// SIGKILL while holding it; `before_recovery(pid)` runs between the kill and the
+/// supervisor's recovery. Returns the recovered slot's descriptor.
+fn lose_to_a_killed_holder(
+    env: &TestEnv,
+    arena: &Arena,
+    tx: &StageSender,
+    d: SlotDescriptor,
+    vars: &[(&str, String)],
+    before_recovery: impl FnOnce(u32),
+) -> SlotDescriptor {
+    tx.announce(d).unwrap();
+    let _ = std::fs::remove_file(env.out("held"));
+    let mut holder = env.spawn("holder", arena.path(), vars);
+    assert!(wait_until(Duration::from_secs(20), || env
+        .out("held")
+        .exists()));
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    before_recovery(holder.id());
+    let report = arena.recover_dead_owner(holder.id()).unwrap();
+    assert_eq!(report.returned.len(), 1);
+    let config = iceoryx_config(&env.iox_prefix()).unwrap();
+    let _ = reap_dead_nodes(&config, Some(holder.id()));
+    report.returned[0]
+}
+
 /// A partition whose holder dies again and again (data that crashes the stage reading it)
 /// fails its job at the `LOST_ATTEMPTS_BEFORE_FAILING`-th loss, with a reason naming the
 /// partition and the stage; each loss before it only returns the slot for a redo.
@@ -541,36 +586,21 @@ fn a_partition_lost_again_and_again_fails_its_job() {
     use cuzk_shm_layout::job::LOST_ATTEMPTS_BEFORE_FAILING;
     let env = TestEnv::new("lost");
     let arena = env.create_arena(tiny_shape(), 2);
-    let job = arena.publish_job("poison.json", &(), &[(), ()]).unwrap();
-    let config = iceoryx_config(&env.iox_prefix()).unwrap();
-    let cp = ControlPlane::new(&env.name, &config).unwrap();
-    let tx = cp.sender(SlotState::Synthesized).unwrap();
-    let mut c = arena.claim_any(Stage::Synthesis).expect("a free slot");
-    c.set_partition(job.job_id(), 1);
-    let mut d = c.complete().unwrap();
+    let (job, (_cp, tx), mut d) = synthesized_partition(&env, &arena, "poison.json", 2, 1);
     for loss in 1..=LOST_ATTEMPTS_BEFORE_FAILING {
-        tx.announce(d).unwrap();
-        let _ = std::fs::remove_file(env.out("held"));
         // The first holder also takes the job's finish, as an epilogue finishing it would.
         let mut vars = vec![("CUZK_K", "1".to_string())];
         if loss == 1 {
             vars.push(("CUZK_TAKE_FINISH", "1".into()));
         }
-        let mut holder = env.spawn("holder", arena.path(), &vars);
-        assert!(wait_until(Duration::from_secs(20), || env
-            .out("held")
-            .exists()));
-        if loss == 1 {
-            assert_eq!(job.finisher(), holder.id());
-        }
-        holder.kill().unwrap(); // SIGKILL, holding the slot
-        holder.wait().unwrap();
-        let report = arena.recover_dead_owner(holder.id()).unwrap();
+        d = lose_to_a_killed_holder(&env, &arena, &tx, d, &vars, |pid| {
+            if loss == 1 {
+                assert_eq!(job.finisher(), pid);
+            }
+        });
         // Its finish duty is freed with its slots: a new process given its pid later
         // must not hold the job's finish.
         assert_eq!(job.finisher(), 0);
-        assert_eq!(report.returned.len(), 1);
-        d = report.returned[0];
         assert_eq!(d.state(), Some(SlotState::Synthesized));
         assert_eq!(
             job.is_failed(),
@@ -578,7 +608,6 @@ fn a_partition_lost_again_and_again_fails_its_job() {
             "after loss {loss}: {}",
             job.failure_reason()
         );
-        let _ = reap_dead_nodes(&config, Some(holder.id()));
     }
     let reason = job.failure_reason();
     assert!(
@@ -599,41 +628,26 @@ fn a_partition_lost_again_and_again_fails_its_job() {
 fn a_slot_left_with_its_proof_unwritten_is_no_lost_attempt() {
     let env = TestEnv::new("unwritten");
     let arena = env.create_arena(tiny_shape(), 1);
-    let job = arena.publish_job("proved.json", &(), &[()]).unwrap();
-    let config = iceoryx_config(&env.iox_prefix()).unwrap();
-    let cp = ControlPlane::new(&env.name, &config).unwrap();
-    let tx = cp.sender(SlotState::Synthesized).unwrap();
-    let mut c = arena.claim_any(Stage::Synthesis).expect("a free slot");
-    c.set_partition(job.job_id(), 0);
-    let mut d = c.complete().unwrap();
+    let (job, (_cp, tx), mut d) = synthesized_partition(&env, &arena, "proved.json", 1, 0);
     // Round 3: another epilogue (here this process) takes the finish over from the dead
     // holder before its recovery; the mark was not the taker's, so the loss counts and
     // the mark is not left behind to hide a later one.
     for (round, leave) in [(1, true), (2, false), (3, true)] {
-        tx.announce(d).unwrap();
-        let _ = std::fs::remove_file(env.out("held"));
         let mut vars = vec![("CUZK_K", "1".to_string())];
         vars.push(("CUZK_TAKE_FINISH", "1".into()));
         if leave {
             vars.push(("CUZK_LEAVE_UNWRITTEN", "1".into()));
         }
-        let mut holder = env.spawn("holder", arena.path(), &vars);
-        assert!(wait_until(Duration::from_secs(20), || env
-            .out("held")
-            .exists()));
-        holder.kill().unwrap();
-        holder.wait().unwrap();
-        assert_eq!(job.is_left_unwritten(), leave, "round {round}: marked");
-        if round == 3 {
-            assert!(job.take_finish(), "a dead finisher's duty passes on");
-            assert!(
-                !job.is_left_unwritten(),
-                "the taker drops the dead one's mark"
-            );
-        }
-        let report = arena.recover_dead_owner(holder.id()).unwrap();
-        assert_eq!(report.returned.len(), 1);
-        d = report.returned[0];
+        d = lose_to_a_killed_holder(&env, &arena, &tx, d, &vars, |_| {
+            assert_eq!(job.is_left_unwritten(), leave, "round {round}: marked");
+            if round == 3 {
+                assert!(job.take_finish(), "a dead finisher's duty passes on");
+                assert!(
+                    !job.is_left_unwritten(),
+                    "the taker drops the dead one's mark"
+                );
+            }
+        });
         if round < 3 {
             assert_eq!(job.finisher(), 0, "round {round}: finish freed");
         }
@@ -643,7 +657,6 @@ fn a_slot_left_with_its_proof_unwritten_is_no_lost_attempt() {
             !job.is_left_unwritten(),
             "round {round}: no mark left behind"
         );
-        let _ = reap_dead_nodes(&config, Some(holder.id()));
     }
     assert!(!job.is_failed());
     arena.remove().unwrap();

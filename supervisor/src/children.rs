@@ -275,7 +275,7 @@ fn spawn(
 mod tests {
     use super::*;
     use crate::config::Overrides;
-    use crate::topology::{Gpu, NumaNode};
+    use crate::topology::{CpuList, Gpu, NumaNode};
 
     /// Writes an executable script through a child `sh`, so that no write descriptor of it
     /// is ever open in this process. Tests run side by side in threads: a script written
@@ -315,19 +315,12 @@ mod tests {
             ),
         );
         // Node 0's one CPU: the first this test may run on (a CI cpuset may lack CPU 0).
-        let allowed = std::fs::read_to_string("/proc/self/status")
-            .unwrap()
-            .lines()
-            .find_map(|l| {
-                l.strip_prefix("Cpus_allowed_list:")
-                    .map(|v| v.trim().to_string())
-            })
-            .unwrap();
-        let cpu = allowed.split([',', '-']).next().unwrap().to_string();
+        let allowed = crate::topology::own_allowed_cpus();
+        let cpu = allowed.cpus()[0];
         let topology = Topology {
             nodes: vec![NumaNode {
                 id: 0,
-                cpus: cpu.parse().unwrap(),
+                cpus: CpuList::from_iter([cpu]),
             }],
             gpus: vec![
                 Gpu {
@@ -362,9 +355,15 @@ mod tests {
             children.reap(&config, true, |_| ());
             std::thread::sleep(Duration::from_millis(20));
         }
-        let read = |d: &str| std::fs::read_to_string(report.join(d)).unwrap();
-        assert_eq!(read("0"), format!("PCI_BUS_ID {cpu} shared-env\n"));
-        assert_eq!(read("1"), format!("PCI_BUS_ID {allowed} shared-env\n"));
+        // Each stub wrote: CUDA_DEVICE_ORDER, its allowed CPUs, the shared variable.
+        let read = |d: &str| -> (String, CpuList, String) {
+            let line = std::fs::read_to_string(report.join(d)).unwrap();
+            let f: Vec<&str> = line.split_whitespace().collect();
+            (f[0].into(), f[1].parse().unwrap(), f[2].into())
+        };
+        let expect = |cpus| ("PCI_BUS_ID".to_string(), cpus, "shared-env".to_string());
+        assert_eq!(read("0"), expect(CpuList::from_iter([cpu])));
+        assert_eq!(read("1"), expect(allowed), "not pinned");
         assert_eq!(
             std::fs::read_dir(&report).unwrap().count(),
             2,

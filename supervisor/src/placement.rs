@@ -382,15 +382,7 @@ mod tests {
 
     #[test]
     fn a_one_cpu_placement_pins_the_child() {
-        // A CPU this process may use (a container's cpuset can be narrower than /sys says).
-        let own = std::fs::read_to_string("/proc/self/status").unwrap();
-        let allowed: CpuList = own
-            .lines()
-            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
-            .unwrap()
-            .parse()
-            .unwrap();
-        let last_cpu = *allowed.cpus().last().unwrap();
+        let last_cpu = *crate::topology::own_allowed_cpus().cpus().last().unwrap();
         let before = std::fs::read_to_string("/proc/self/status").unwrap();
         for policy in [MemoryPolicy::Bind, MemoryPolicy::Preferred] {
             let placement = Placement {

@@ -91,11 +91,11 @@ mod tests {
     fn sends_to_an_abstract_socket() {
         // Unique per run: abstract names are shared by every process of the network
         // namespace (other containers' test runs too).
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let name = format!("cuzk-test-notify-{}-{nanos}", std::process::id());
+        let name = format!(
+            "cuzk-test-notify-{}-{}",
+            std::process::id(),
+            cuzk_shm_layout::clock::unix_ns()
+        );
         let addr = SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
         let listener = UnixDatagram::bind_addr(&addr).unwrap();
         send(&OsString::from(format!("@{name}")), "WATCHDOG=1").unwrap();

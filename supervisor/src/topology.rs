@@ -254,6 +254,20 @@ fn read_cpulist(path: &Path) -> Result<CpuList, TopologyError> {
     })
 }
 
+/// The CPUs this test process may run on (`Cpus_allowed_list`): a container's cpuset can
+/// be narrower than what /sys lists.
+#[cfg(test)]
+pub(crate) fn own_allowed_cpus() -> CpuList {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
