@@ -14,9 +14,11 @@ use crate::arena::Arena;
 use crate::clock::unix_ns;
 use crate::error::ShmError;
 
-/// Most partitions one job may have (a 32/64 GiB PoRep has 10; NonInteractivePoRep at those
-/// sizes has 126 and is refused at admission); one bit each in a u64.
-pub const MAX_PARTITIONS: usize = 64;
+/// Most partitions one job may have: NonInteractivePoRep at 32/64 GiB has 126 (an
+/// interactive PoRep at most 10). One done bit each, in [`DONE_WORDS`] words.
+pub const MAX_PARTITIONS: usize = 128;
+/// Words of `JobRecord::partitions_done`.
+const DONE_WORDS: usize = MAX_PARTITIONS / 64;
 const NAME_WORDS: usize = 16;
 
 #[repr(u8)]
@@ -46,8 +48,9 @@ pub struct JobRecord {
     pub num_partitions: AtomicU32,
     /// [`JOB_FAILED`] once any stage gave up on the job (reason in `reason`).
     pub flags: AtomicU32,
-    /// Bit p set once partition p's proof is in; set by fetch_or, so exactly once.
-    pub partitions_done: AtomicU64,
+    /// Bit p % 64 of word p / 64 set once partition p's proof is in; set by fetch_or, so
+    /// exactly once.
+    pub partitions_done: [AtomicU64; DONE_WORDS],
     pub created_unix_ns: AtomicU64,
     pub job_blob: BlobRange,
     pub partition_blobs: [BlobRange; MAX_PARTITIONS],
@@ -65,7 +68,11 @@ pub struct JobRecord {
     /// Pid of the epilogue that assembles and writes the whole job (0: nobody yet); taken by
     /// CAS, taken over only from a dead pid.
     pub finisher: AtomicU32,
-    pub _pad: AtomicU32,
+    /// How many done bits are set, counted after each new bit. The job is complete when it
+    /// reaches `num_partitions`; the fetch_add that takes it there happens exactly once,
+    /// where two words' bits cannot tell the last mark by themselves (two marks in
+    /// different words could each see the other's word full).
+    pub partitions_done_count: AtomicU32,
     /// Each partition's 192-byte Groth16 proof, written by the epilogue before it marks the
     /// partition done.
     pub proofs: [[AtomicU64; PROOF_WORDS]; MAX_PARTITIONS],
@@ -86,7 +93,7 @@ pub const JOB_FAILED: u32 = 1;
 pub const JOB_LEFT_UNWRITTEN: u32 = 2;
 
 // Part of the layout hash too; spelled out so a change is a deliberate one.
-const _: () = assert!(std::mem::size_of::<JobRecord>() == 14_080);
+const _: () = assert!(std::mem::size_of::<JobRecord>() == 27_776);
 
 /// Lost attempts at one partition after which its job fails (`JobView::note_lost_attempt`):
 /// a loss or two is an operator's kill or an unlucky OOM; four on the same partition
@@ -222,7 +229,10 @@ impl Arena {
         rec.job_id.store(job_id, Ordering::Relaxed);
         rec.num_partitions
             .store(num_partitions as u32, Ordering::Relaxed);
-        rec.partitions_done.store(0, Ordering::Relaxed);
+        for w in &rec.partitions_done {
+            w.store(0, Ordering::Relaxed);
+        }
+        rec.partitions_done_count.store(0, Ordering::Relaxed);
         rec.flags.store(0, Ordering::Relaxed);
         rec.finisher.store(0, Ordering::Relaxed);
         for p in &rec.partition_slot {
@@ -291,9 +301,9 @@ impl<'a> JobView<'a> {
         if self.is_failed() {
             return None;
         }
-        let done = self.done_mask();
+        let done = self.done_bits();
         (0..self.num_partitions()).find(|&p| {
-            done & (1u64 << p) == 0
+            !done.has(p)
                 && self.rec().partition_slot[p as usize]
                     .compare_exchange(0, slot + 1, Ordering::AcqRel, Ordering::Relaxed)
                     .is_ok()
@@ -302,21 +312,20 @@ impl<'a> JobView<'a> {
 
     /// Whether some partition is still waiting for synthesis.
     pub fn has_untaken_partition(&self) -> bool {
-        let done = self.done_mask();
+        let done = self.done_bits();
         !self.is_failed()
             && (0..self.num_partitions()).any(|p| {
-                done & (1u64 << p) == 0
-                    && self.rec().partition_slot[p as usize].load(Ordering::Acquire) == 0
+                !done.has(p) && self.rec().partition_slot[p as usize].load(Ordering::Acquire) == 0
             })
     }
 
     /// Gives back the unfinished partitions taken into `slot` (its synthesis failed or its
     /// owner died), so they are taken again. Returns them.
     pub fn release_partitions_of_slot(&self, slot: u32) -> Vec<u32> {
-        let done = self.done_mask();
+        let done = self.done_bits();
         (0..self.num_partitions())
             .filter(|&p| {
-                done & (1u64 << p) == 0
+                !done.has(p)
                     && self.rec().partition_slot[p as usize]
                         .compare_exchange(slot + 1, 0, Ordering::AcqRel, Ordering::Relaxed)
                         .is_ok()
@@ -501,15 +510,21 @@ impl<'a> JobView<'a> {
     /// the same partition is an error: each partition is proved once.
     pub fn mark_partition_done(&self, partition: u32) -> Result<bool, ShmError> {
         self.check_partition(partition)?;
-        let bit = 1u64 << partition;
-        let before = self.rec().partitions_done.fetch_or(bit, Ordering::AcqRel);
+        let (word, bit) = DoneBits::place(partition);
+        let before = self.rec().partitions_done[word].fetch_or(bit, Ordering::AcqRel);
         if before & bit != 0 {
             return Err(ShmError::PartitionAlreadyDone {
                 job_id: self.job_id,
                 partition,
             });
         }
-        Ok((before | bit) == self.all_mask())
+        // AcqRel: the count's increments form one release sequence, so the mark that
+        // completes it sees every other partition's proof.
+        let before = self
+            .rec()
+            .partitions_done_count
+            .fetch_add(1, Ordering::AcqRel);
+        Ok(before + 1 == self.num_partitions())
     }
 
     /// Counts a lost attempt at `partition` (`what` lost it, e.g. "a gpu process died
@@ -531,27 +546,58 @@ impl<'a> JobView<'a> {
     /// Whether partition `partition`'s proof is in (its done bit set; Acquire).
     pub fn is_partition_done(&self, partition: u32) -> Result<bool, ShmError> {
         self.check_partition(partition)?;
-        Ok(self.done_mask() & (1u64 << partition) != 0)
+        Ok(self.done_bits().has(partition))
     }
 
-    pub fn done_mask(&self) -> u64 {
-        self.rec().partitions_done.load(Ordering::Acquire)
+    /// The done bits as they are now (Acquire: a set bit's proof is readable).
+    pub fn done_bits(&self) -> DoneBits {
+        DoneBits(
+            self.rec()
+                .partitions_done
+                .each_ref()
+                .map(|w| w.load(Ordering::Acquire)),
+        )
+    }
+
+    /// How many partitions' proofs are in.
+    pub fn done_count(&self) -> u32 {
+        self.rec().partitions_done_count.load(Ordering::Acquire)
     }
 
     pub fn is_complete(&self) -> bool {
-        self.done_mask() == self.all_mask()
-    }
-
-    fn all_mask(&self) -> u64 {
-        match self.num_partitions() {
-            64 => u64::MAX,
-            n => (1u64 << n) - 1,
-        }
+        self.done_count() == self.num_partitions()
     }
 
     /// Frees the record once the proof is written. The caller must be the job's last user.
     pub fn retire(self) {
         self.rec().word.store(0, Ordering::Release);
+    }
+}
+
+/// A job's done bits read at one moment (`JobView::done_bits`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DoneBits([u64; DONE_WORDS]);
+
+impl DoneBits {
+    /// The word and the bit in it of `partition`.
+    fn place(partition: u32) -> (usize, u64) {
+        (partition as usize / 64, 1u64 << (partition % 64))
+    }
+
+    /// Whether `partition`'s bit is set.
+    pub fn has(&self, partition: u32) -> bool {
+        let (word, bit) = Self::place(partition);
+        self.0.get(word).is_some_and(|w| w & bit != 0)
+    }
+
+    /// How many bits are set.
+    pub fn count(&self) -> u32 {
+        self.0.iter().map(|w| w.count_ones()).sum()
+    }
+
+    /// The partitions whose bits are set, in order.
+    pub fn partitions(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..MAX_PARTITIONS as u32).filter(|&p| self.has(p))
     }
 }
 

@@ -74,7 +74,7 @@ pub use control::{
 };
 pub use descriptor::SlotDescriptor;
 pub use error::ShmError;
-pub use job::{JobView, MAX_PARTITIONS};
+pub use job::{DoneBits, JobView, MAX_PARTITIONS};
 pub use recovery::RecoveryReport;
 pub use shape::{PartitionMeta, PartitionShape, PrepHeader, Region, SlotLayout, PREP_HEADER_BYTES};
 pub use slot::{SlotClaim, SlotHeader};

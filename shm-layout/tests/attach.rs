@@ -176,7 +176,7 @@ fn job_table_limits_are_errors() {
     cfg.job_capacity = 2;
     cfg.job_blob_capacity = 4096;
     let a = Arena::create(&cfg).unwrap();
-    let too_many = vec![0u8; 65];
+    let too_many = vec![0u8; cuzk_shm_layout::MAX_PARTITIONS + 1];
     assert!(matches!(
         a.publish_job("x", &(), &too_many),
         Err(ShmError::TooManyPartitions { .. })
@@ -258,5 +258,71 @@ fn partitions_are_taken_once_and_released_by_slot() {
     assert_eq!(job.failure_reason(), "first reason");
     assert_eq!(job.release_partitions_of_slot(1), vec![1, 2]);
     assert_eq!(job.take_partition(1), None);
+    arena.remove().unwrap();
+}
+
+/// A NonInteractivePoRep job at 32/64 GiB has 126 partitions, past one done word: marks
+/// made together in both words still complete the job exactly once, every bit reads back
+/// and the proofs with them. (Two words' bits alone could report two completions when the
+/// last marks of both words overlap; that window is nanoseconds wide and a test on two
+/// cores does not hit it reliably, hence the count in `mark_partition_done`.)
+#[test]
+fn a_job_of_126_partitions_completes_exactly_once() {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::Barrier;
+    let env = TestEnv::new("ni");
+    let arena = &env.create_arena(shape(), 1);
+    let parts = vec![0u8; 126];
+    // The last mark of each word, made together: each could see the other word full.
+    let last = [63u32, 125];
+    for round in 0..500u32 {
+        let job = arena.publish_job("ni.json", &round, &parts).unwrap();
+        let completions = AtomicU32::new(0);
+        let mark = |p: u32| {
+            let proof = [(p + round) as u8; cuzk_shm_layout::job::PROOF_BYTES];
+            job.set_partition_proof(p, &proof).unwrap();
+            if job.mark_partition_done(p).unwrap() {
+                completions.fetch_add(1, Ordering::Relaxed);
+            }
+        };
+        std::thread::scope(|scope| {
+            for t in 0..2u32 {
+                let mark = &mark;
+                scope.spawn(move || {
+                    for p in (t..126).step_by(2).filter(|p| !last.contains(p)) {
+                        mark(p);
+                    }
+                });
+            }
+        });
+        assert!(!job.is_complete());
+        let together = Barrier::new(2);
+        std::thread::scope(|scope| {
+            for p in last {
+                let (mark, together) = (&mark, &together);
+                scope.spawn(move || {
+                    together.wait();
+                    mark(p);
+                });
+            }
+        });
+        assert_eq!(completions.load(Ordering::Relaxed), 1, "round {round}");
+        assert!(job.is_complete());
+        assert_eq!(job.done_count(), 126);
+        assert_eq!(
+            job.done_bits().partitions().collect::<Vec<_>>(),
+            (0..126).collect::<Vec<_>>()
+        );
+        assert_eq!(job.partition_proof(125).unwrap()[0], (125 + round) as u8);
+        assert!(matches!(
+            job.mark_partition_done(100),
+            Err(ShmError::PartitionAlreadyDone { partition: 100, .. })
+        ));
+        assert!(matches!(
+            job.mark_partition_done(126),
+            Err(ShmError::NoSuchPartition { .. })
+        ));
+        job.retire();
+    }
     arena.remove().unwrap();
 }

@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use cuzk_c1::proof_type::proof_type_name;
 use cuzk_c1::{C1Input, GivenIds};
 use cuzk_dropdir::DropDir;
-use cuzk_epilogue::load_verifying_key;
+use cuzk_epilogue::{check_aggregation_srs, load_verifying_key};
 use cuzk_kernels::synthetic::SyntheticShape;
 use cuzk_shm_layout::job::MAX_PARTITIONS;
 use cuzk_shm_layout::timeline::names;
@@ -150,8 +150,8 @@ fn utf8_path(path: &Path) -> Result<()> {
 /// partitions fit the arena's slots. Returns the parameter file and the partition count.
 fn check(c1_path: &Path, slot_shape: PartitionShape) -> Result<(PathBuf, usize)> {
     let c1 = C1Input::read(c1_path, GivenIds::default())?;
-    // Before the keys and parameters: a valid C1 of too many partitions (NonInteractivePoRep
-    // at 32/64 GiB has 126) is refused for that, whatever else this machine lacks.
+    // Before the keys and parameters: a valid C1 of more partitions than a job record holds
+    // is refused for that, whatever else this machine lacks.
     if c1.partitions() > MAX_PARTITIONS {
         bail!(
             "{}: {} partitions ({}); a job holds at most {MAX_PARTITIONS} in this build",
@@ -163,6 +163,7 @@ fn check(c1_path: &Path, slot_shape: PartitionShape) -> Result<(PathBuf, usize)>
     c1.prover_id()?;
     c1.sector_id()?;
     load_verifying_key(c1.proof_type())?;
+    check_aggregation_srs(c1.proof_type())?;
     struct Params;
     impl CircuitsVisitor for Params {
         type Output = (PathBuf, usize);

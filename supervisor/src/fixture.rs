@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 use base64::Engine;
 use cuzk_c1::proof_type::{
     format_sector_size, interactive_proof_type, is_production_sector_size, parse_sector_size,
-    proof_type_name,
+    proof_type_by_name, proof_type_name,
 };
 use cuzk_c1::prover_id_from_miner_id;
 use cuzk_epilogue::write_atomically;
@@ -38,6 +38,10 @@ pub struct SealArgs {
     /// Seed of the piece data, ticket and interactive seed: the same seed gives the same C1.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Registered proof type to seal (e.g. StackedDrg2KiBV1_2_Feat_NonInteractivePoRep);
+    /// defaults to the size's interactive V1_1 type.
+    #[arg(long)]
+    pub proof_type: Option<String>,
 }
 
 /// Where filecoin-proofs keeps the DRG parent cache unless told otherwise.
@@ -56,7 +60,20 @@ pub fn run(args: &SealArgs) -> Result<()> {
             format_sector_size(sector_size)
         );
     }
-    let proof_type = interactive_proof_type(sector_size).context("no V1_1 proof type")?;
+    let proof_type = match &args.proof_type {
+        Some(name) => {
+            proof_type_by_name(name).with_context(|| format!("unknown proof type {name:?}"))?
+        }
+        None => interactive_proof_type(sector_size).context("no V1_1 proof type")?,
+    };
+    if u64::from(proof_type.sector_size()) != sector_size {
+        bail!(
+            "proof type {} is for {}, not {}",
+            proof_type_name(proof_type),
+            format_sector_size(u64::from(proof_type.sector_size())),
+            args.sector_size
+        );
+    }
     fs::create_dir_all(&args.out)
         .with_context(|| format!("{}: cannot create the output directory", args.out.display()))?;
     let work = tempfile::Builder::new()
@@ -85,8 +102,14 @@ pub fn run(args: &SealArgs) -> Result<()> {
         "SectorSize": sector_size,
         "MinerID": args.miner_id,
     });
+    // A proof type asked for by name is in the file name too (the default is not, so the
+    // interactive fixtures keep their names).
+    let variant = match args.proof_type {
+        Some(_) => format!("-{}", proof_type_name(proof_type)),
+        None => String::new(),
+    };
     let path = args.out.join(format!(
-        "porep-{}-m{}-s{}-seed{}.c1.json",
+        "porep-{}{variant}-m{}-s{}-seed{}.c1.json",
         format_sector_size(sector_size),
         args.miner_id,
         args.sector_num,

@@ -6,6 +6,10 @@
 //! the blank `StackedCompound` circuit with an rng, which runs bellperson's
 //! `generate_random_parameters` and writes `v28-<cache id>.{meta,params,vk}`. The files land
 //! in `FIL_PROOFS_PARAMETER_CACHE`, which `main` sets before any filecoin code runs.
+//!
+//! For a NonInteractivePoRep type it also makes a random inner-product SRS (storage-proofs-core
+//! `get_inner_product` with an rng: bellperson's `setup_fake_srs`), which SnarkPack needs to
+//! aggregate and verify that type's proofs; production provers fetch the real one instead.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -15,8 +19,10 @@ use cuzk_c1::proof_type::{
     format_sector_size, interactive_proof_type, is_production_sector_size, parse_sector_size,
     proof_type_by_name, proof_type_name, RegisteredSealProof,
 };
+use cuzk_epilogue::aggregation_srs_path;
 use filecoin_proofs::{constants::DefaultPieceHasher, parameters::public_params, with_shape};
 use filecoin_proofs::{MerkleTreeTrait, PoRepConfig};
+use filecoin_proofs_api::ApiFeature;
 use rand::rngs::OsRng;
 use storage_proofs_core::{compound_proof::CompoundProof, parameter_cache::CacheableParameters};
 use storage_proofs_porep::stacked::{StackedCompound, StackedDrg};
@@ -70,7 +76,7 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
     if files.params.exists() && files.vk.exists() && files.meta.exists() {
         eprintln!("parameters for {name} already present:");
         print_files(&files)?;
-        return Ok(());
+        return aggregation_srs(proof, &config);
     }
     // An interrupted generation leaves a partial .params that filecoin-proofs would then
     // refuse to read without regenerating; say so instead of failing later in a prover.
@@ -104,7 +110,51 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
         "generated parameters for {name} in {}:",
         progress::minutes_seconds(started.elapsed())
     );
-    print_files(&files)
+    print_files(&files)?;
+    aggregation_srs(proof, &config)
+}
+
+/// Proofs a random inner-product SRS can aggregate: 128, the power of two above the most
+/// partitions a proof type has (126, NonInteractivePoRep at 32/64 GiB). Its making takes
+/// seconds (4 x 256 powers of one point).
+const AGGREGATION_SRS_PROOFS: usize = 128;
+
+/// For a NonInteractivePoRep type: makes the random inner-product SRS unless one is there
+/// (a present file, random or real, is never replaced).
+fn aggregation_srs(proof: RegisteredSealProof, config: &PoRepConfig) -> Result<()> {
+    if !proof.feature_enabled(ApiFeature::NonInteractivePoRep) {
+        return Ok(());
+    }
+    let path = aggregation_srs_path();
+    if !path.exists() {
+        eprintln!(
+            "making a random inner-product SRS for {AGGREGATION_SRS_PROOFS} proofs (SnarkPack, {})",
+            proof_type_name(proof)
+        );
+        with_shape!(u64::from(config.sector_size), srs_for_shape, config)
+            .context("making the inner-product SRS")?;
+    }
+    let bytes = std::fs::metadata(&path)
+        .with_context(|| format!("{} was not written", path.display()))?
+        .len();
+    println!("{}\t{bytes}", path.display());
+    Ok(())
+}
+
+fn srs_for_shape<Tree: 'static + MerkleTreeTrait>(config: &PoRepConfig) -> Result<()> {
+    type Compound<Tree> = StackedCompound<Tree, DefaultPieceHasher>;
+    let public_params = public_params::<Tree>(config)?;
+    let blank_circuit = <Compound<Tree> as CompoundProof<
+        StackedDrg<'_, Tree, DefaultPieceHasher>,
+        _,
+    >>::blank_circuit(&public_params);
+    Compound::<Tree>::get_inner_product(
+        Some(&mut OsRng),
+        blank_circuit,
+        &public_params,
+        AGGREGATION_SRS_PROOFS,
+    )?;
+    Ok(())
 }
 
 fn select_proof_type(args: &GenerateArgs) -> Result<RegisteredSealProof> {

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use cuzk_c1::C1Input;
-use cuzk_epilogue::{finish_job, load_verifying_key, PartitionProof};
+use cuzk_epilogue::{check_aggregation_srs, finish_job, load_verifying_key, PartitionProof};
 use cuzk_synthesis::{with_porep_circuits, CircuitsVisitor, PorepCircuits};
 use filecoin_proofs::MerkleTreeTrait;
 
@@ -36,6 +36,7 @@ pub fn run(args: &ProveArgs) -> Result<()> {
     c1.prover_id()?;
     c1.sector_id()?;
     load_verifying_key(c1.proof_type())?;
+    check_aggregation_srs(c1.proof_type())?;
     let mut timings = BTreeMap::from([("read_c1".to_string(), started.elapsed())]);
 
     let partitions = with_porep_circuits(

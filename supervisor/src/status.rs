@@ -125,10 +125,10 @@ impl Status {
         let jobs = arena
             .active_jobs()
             .map(|j| {
-                let done = j.done_mask();
+                let done = j.done_bits();
                 let partition_states = (0..j.num_partitions())
                     .map(|p| {
-                        if done & (1 << p) != 0 {
+                        if done.has(p) {
                             return "done".to_string();
                         }
                         slots
@@ -141,7 +141,7 @@ impl Status {
                     id: j.job_id(),
                     name: j.name(),
                     partitions: j.num_partitions(),
-                    done: done.count_ones(),
+                    done: done.count(),
                     failed: j.is_failed(),
                     partition_states,
                     age_s: cuzk_shm_layout::clock::unix_ns().saturating_sub(j.created_unix_ns())

@@ -6,6 +6,7 @@
 //! the 2-core CI machine, so each test proves several jobs in one supervisor run.
 
 mod harness;
+mod non_interactive;
 
 use std::time::Duration;
 

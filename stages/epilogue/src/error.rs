@@ -28,6 +28,9 @@ pub enum EpilogueError {
     #[error("{path}: missing parameter file: the verifying key of {proof_type} is not in the parameter cache (see docs/params.md: cuzk params generate)")]
     MissingParameterFile { path: PathBuf, proof_type: String },
 
+    #[error("{path}: missing parameter file: {proof_type} aggregates its partition proofs (SnarkPack) with filecoin-proofs' inner-product SRS, which is not in the parameter cache (see docs/params.md)")]
+    MissingAggregationSrs { path: PathBuf, proof_type: String },
+
     #[error("{path}: unreadable parameter file (truncated or corrupt verifying key): {reason}")]
     BadParameterFile { path: PathBuf, reason: String },
 

@@ -54,6 +54,7 @@ pub fn verify_proof_bytes(job: &str, c1: &C1Input, proof: &[u8]) -> Result<(), E
     let prover_id = c1.prover_id()?;
     let sector_id = c1.sector_id()?;
     let (key_path, key) = load_verifying_key(c1.proof_type())?;
+    crate::aggregation_srs::check_aggregation_srs(c1.proof_type())?;
 
     let valid = filecoin_proofs_api::seal::verify_seal(
         c1.proof_type(),

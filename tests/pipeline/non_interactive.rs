@@ -1,0 +1,128 @@
+//! NonInteractivePoRep end to end: a 2 KiB C1 of that type, sealed here by filecoin-proofs
+//! (`cuzk fixture seal`), has 13 partitions whose proofs the epilogue aggregates with
+//! SnarkPack; the aggregate must pass `verify_seal` (its NonInteractivePoRep path,
+//! `verify_aggregate_seal_commit_proofs`), and a missing inner-product SRS must be named
+//! before any proving.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use crate::harness::{param_cache, Pipeline};
+use crate::{counts, MINUTES};
+
+const NI_2KIB: &str = "StackedDrg2KiBV1_2_Feat_NonInteractivePoRep";
+const SRS_FILE: &str = "v28-fil-inner-product-v1.srs";
+
+fn cuzk(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cuzk"))
+        .args(args)
+        .env_remove("FIL_PROOFS_PARAMETER_CACHE")
+        .output()
+        .expect("running cuzk")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A NonInteractivePoRep 2 KiB C1 sealed once per test run (well under a second), and the
+/// test cache's random inner-product SRS made if it is not there yet (seconds; the
+/// Groth16 parameters are the interactive type's, already in the cache).
+fn ni_c1() -> &'static Path {
+    static C1: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    let (_, path) = C1.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let out = cuzk(&[
+            "fixture",
+            "seal",
+            "--sector-size",
+            "2KiB",
+            "--proof-type",
+            NI_2KIB,
+            "--out",
+            dir.path().to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let path = PathBuf::from(text(&out.stdout).trim());
+        let cache = param_cache();
+        let out = cuzk(&[
+            "params",
+            "generate",
+            "--sector-size",
+            "2KiB",
+            "--proof-type",
+            NI_2KIB,
+            "--param-cache",
+            cache.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(cache.join(SRS_FILE).is_file());
+        (dir, path)
+    });
+    path
+}
+
+/// Without the inner-product SRS, `cuzk prove` and `cuzk verify` stop at once (exit 2)
+/// naming the file: nothing is proved that could not be aggregated or checked.
+#[test]
+fn a_missing_inner_product_srs_is_named_before_any_proving() {
+    let c1 = ni_c1();
+    // A cache with the 2 KiB Groth16 files (linked) and no SRS.
+    let cache = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(param_cache()).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("v28-stacked-proof-of-replication") {
+            std::os::unix::fs::symlink(entry.path(), cache.path().join(&name)).unwrap();
+        }
+    }
+    let srs = cache.path().join(SRS_FILE);
+    let out_dir = tempfile::tempdir().unwrap();
+    let proof = out_dir.path().join("ni.proof");
+    std::fs::write(&proof, [0u8; 192]).unwrap();
+    let c1 = c1.to_str().unwrap();
+    let cache = cache.path().to_str().unwrap();
+    let prove_out = out_dir.path().join("proved.proof");
+    for args in [
+        vec!["prove", "--c1", c1, "--out", prove_out.to_str().unwrap()],
+        vec!["verify", "--c1", c1, "--proof", proof.to_str().unwrap()],
+    ] {
+        let started = std::time::Instant::now();
+        let out = cuzk(&[&args[..], &["--param-cache", cache]].concat());
+        let message = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {message}");
+        assert!(message.contains(srs.to_str().unwrap()), "{message}");
+        assert!(message.contains("inner-product SRS"), "{message}");
+        assert!(message.contains(NI_2KIB), "{message}");
+        assert!(started.elapsed() < MINUTES, "{args:?} proved first");
+    }
+    assert!(!prove_out.exists());
+}
+
+/// The pipeline proves the 13 partitions across its slots, aggregates them and writes the
+/// aggregate only once `verify_seal` accepted it; `cuzk verify` accepts it too and
+/// rejects it with one byte flipped.
+#[test]
+fn a_non_interactive_porep_job_is_aggregated_and_verifies() {
+    let c1 = ni_c1();
+    let mut p = Pipeline::new(&counts(2, 2, 1, 1, 1));
+    p.submit(c1, "ni.json");
+    p.start(&["--exit-when-idle"]);
+    assert_eq!(p.wait_exit(40 * MINUTES), Some(0), "{}", p.logs());
+    assert_eq!(p.files("done", ".proof"), ["ni.proof"], "{}", p.logs());
+    assert!(p.files("failed", "").is_empty(), "{}", p.logs());
+    assert!(p.verifies(c1, "ni.proof"), "the aggregate does not verify");
+    let done = p.data.join("done");
+    let aggregate = std::fs::read(done.join("ni.proof")).unwrap();
+    // SnarkPack's aggregate, not 13 proofs of 192 bytes laid end to end.
+    assert_ne!(aggregate.len(), 13 * 192);
+    let mut flipped = aggregate.clone();
+    let middle = flipped.len() / 2;
+    flipped[middle] ^= 1;
+    std::fs::write(done.join("flipped.proof"), &flipped).unwrap();
+    assert!(!p.verifies(c1, "flipped.proof"), "a flipped byte verifies");
+    let result: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(done.join("ni.json")).unwrap()).unwrap();
+    assert_eq!(result["proof_type"], NI_2KIB);
+    assert_eq!(result["proof_len"], aggregate.len());
+}
