@@ -9,8 +9,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use base64::Engine;
 use cuzk_c1::proof_type::{
-    format_sector_size, interactive_proof_type, is_production_sector_size, parse_sector_size,
-    proof_type_by_name, proof_type_name,
+    format_sector_size, is_production_sector_size, parse_sector_size, proof_type_name,
 };
 use cuzk_c1::prover_id_from_miner_id;
 use cuzk_epilogue::write_atomically;
@@ -21,6 +20,7 @@ use filecoin_proofs_api::{SectorId, UnpaddedBytesAmount};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 
+use crate::params::proof_type_of_size;
 use crate::progress;
 
 #[derive(Debug, clap::Args)]
@@ -60,20 +60,7 @@ pub fn run(args: &SealArgs) -> Result<()> {
             format_sector_size(sector_size)
         );
     }
-    let proof_type = match &args.proof_type {
-        Some(name) => {
-            proof_type_by_name(name).with_context(|| format!("unknown proof type {name:?}"))?
-        }
-        None => interactive_proof_type(sector_size).context("no V1_1 proof type")?,
-    };
-    if u64::from(proof_type.sector_size()) != sector_size {
-        bail!(
-            "proof type {} is for {}, not {}",
-            proof_type_name(proof_type),
-            format_sector_size(u64::from(proof_type.sector_size())),
-            args.sector_size
-        );
-    }
+    let proof_type = proof_type_of_size(sector_size, args.proof_type.as_deref())?;
     fs::create_dir_all(&args.out)
         .with_context(|| format!("{}: cannot create the output directory", args.out.display()))?;
     let work = tempfile::Builder::new()

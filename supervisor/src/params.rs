@@ -171,19 +171,29 @@ fn select_proof_type(args: &GenerateArgs) -> Result<RegisteredSealProof> {
             format_sector_size(sector_size)
         );
     }
-    let proof = match &args.proof_type {
+    proof_type_of_size(sector_size, args.proof_type.as_deref())
+}
+
+/// The proof type an operator named (`--proof-type`), which must be of `sector_size`, or
+/// by default the size's interactive V1_1 type.
+pub fn proof_type_of_size(sector_size: u64, name: Option<&str>) -> Result<RegisteredSealProof> {
+    let proof = match name {
         Some(name) => {
             proof_type_by_name(name).with_context(|| format!("unknown proof type {name:?}"))?
         }
-        None => interactive_proof_type(sector_size)
-            .with_context(|| format!("no interactive proof type for {}", args.sector_size))?,
+        None => interactive_proof_type(sector_size).with_context(|| {
+            format!(
+                "no interactive proof type for {}",
+                format_sector_size(sector_size)
+            )
+        })?,
     };
     if u64::from(proof.sector_size()) != sector_size {
         bail!(
             "proof type {} is for {}, not {}",
             proof_type_name(proof),
             format_sector_size(u64::from(proof.sector_size())),
-            args.sector_size
+            format_sector_size(sector_size)
         );
     }
     Ok(proof)
@@ -235,4 +245,34 @@ fn print_files(files: &ParamFiles) -> Result<()> {
         println!("{}\t{bytes}", path.display());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_named_proof_type_must_be_of_the_size() {
+        let two_kib = 2048;
+        assert_eq!(
+            proof_type_of_size(two_kib, None).unwrap(),
+            RegisteredSealProof::StackedDrg2KiBV1_1
+        );
+        assert_eq!(
+            proof_type_of_size(two_kib, Some("StackedDrg2KiBV1_2_Feat_NonInteractivePoRep"))
+                .unwrap(),
+            RegisteredSealProof::StackedDrg2KiBV1_2_Feat_NonInteractivePoRep
+        );
+        let wrong =
+            proof_type_of_size(8 << 20, Some("StackedDrg2KiBV1_2_Feat_NonInteractivePoRep"));
+        assert_eq!(
+            wrong.unwrap_err().to_string(),
+            "proof type StackedDrg2KiBV1_2_Feat_NonInteractivePoRep is for 2KiB, not 8MiB"
+        );
+        let unknown = proof_type_of_size(two_kib, Some("StackedDrg2KiBV9"));
+        assert!(unknown
+            .unwrap_err()
+            .to_string()
+            .contains("unknown proof type"));
+    }
 }
