@@ -382,14 +382,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 let jobs: Vec<String> = status
                     .jobs
                     .iter()
-                    .map(|j| {
-                        format!(
-                            "{} [{}] {:.0} s",
-                            j.name,
-                            j.partition_states.join(" "),
-                            j.age_s
-                        )
-                    })
+                    .map(|j| format!("{} [{}] {:.0} s", j.name, j.states_line(), j.age_s))
                     .collect();
                 eprintln!(
                     "cuzk: {} queued; {}; {} done, {} failed, {:.2} proofs/min",

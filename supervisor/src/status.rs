@@ -47,6 +47,33 @@ pub struct JobStatus {
     pub age_s: f64,
 }
 
+/// Jobs of more partitions than this show their states as counts in one line (a
+/// NonInteractivePoRep job at 32 GiB has 126 partitions).
+const STATES_LISTED_UP_TO: usize = 16;
+
+impl JobStatus {
+    /// The partitions' states for a line: each one in partition order for a small job,
+    /// else how many are in each state, in the order the states first appear (partitions
+    /// are taken in order, so done ones come first and waiting ones last).
+    pub fn states_line(&self) -> String {
+        if self.partition_states.len() <= STATES_LISTED_UP_TO {
+            return self.partition_states.join(" ");
+        }
+        let mut counts: Vec<(&str, usize)> = Vec::new();
+        for state in &self.partition_states {
+            match counts.iter_mut().find(|(s, _)| s == state) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((state, 1)),
+            }
+        }
+        counts
+            .iter()
+            .map(|(state, n)| format!("{n} {state}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
 #[derive(Debug, Serialize, Deserialize)]
 pub struct SlotStatus {
     pub slot: u32,
@@ -259,7 +286,7 @@ pub fn show(args: &StatusArgs) -> Result<std::process::ExitCode> {
             j.done,
             j.partitions,
             if j.failed { " FAILED" } else { "" },
-            j.partition_states.join(" "),
+            j.states_line(),
             j.age_s
         );
     }
@@ -287,4 +314,36 @@ pub fn show(args: &StatusArgs) -> Result<std::process::ExitCode> {
     } else {
         std::process::ExitCode::from(3)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(states: &[&str]) -> JobStatus {
+        JobStatus {
+            id: 1,
+            name: "ni.json".to_string(),
+            partitions: states.len() as u32,
+            done: states.iter().filter(|s| **s == "done").count() as u32,
+            failed: false,
+            partition_states: states.iter().map(|s| s.to_string()).collect(),
+            age_s: 1.0,
+        }
+    }
+
+    #[test]
+    fn a_large_job_shows_counts_a_small_one_each_state() {
+        assert_eq!(
+            job(&["done", "proving", "waiting"]).states_line(),
+            "done proving waiting"
+        );
+        let mut states = vec!["done"; 40];
+        states.extend(["proving", "prepped", "synthesizing", "synthesizing"]);
+        states.extend(vec!["waiting"; 82]);
+        assert_eq!(
+            job(&states).states_line(),
+            "40 done, 1 proving, 1 prepped, 2 synthesizing, 82 waiting"
+        );
+    }
 }
