@@ -212,3 +212,51 @@ fn synthetic_jobs_run_through_every_stage_and_write_no_proof() {
     assert!(out.status.success());
     assert_eq!(b_g2_steps(&data3), ((2, 0), (2, 0)));
 }
+
+/// One job of 126 partitions, the count of a 32/64 GiB NonInteractivePoRep, past the first
+/// word of the job record's done bits: every partition passes every stage once, the job
+/// completes once (one result record) and nothing is left in working/.
+#[test]
+fn a_job_of_126_partitions_runs_through_every_stage_once() {
+    let bins = bin_dir();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let shm = dir.path().join("shm");
+    let out = synth(&bins, &data, &shm, 1, 126, &["--skip-b-g2"], &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "synth failed: {}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["synth"]["jobs_done"], 1);
+    assert_eq!(v["synth"]["partitions_proved"], 126);
+    let done: Vec<PathBuf> = std::fs::read_dir(data.join("done"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(done.len(), 1, "{done:?}");
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&done[0]).unwrap()).unwrap();
+    assert_eq!(r["partitions"], 126);
+    assert!(std::fs::read_dir(data.join("working"))
+        .unwrap()
+        .next()
+        .is_none());
+    let log = std::fs::read_dir(&data)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".timeline.jsonl"))
+        .unwrap();
+    let (events, _) = read_log(&log).unwrap();
+    for name in [names::GPU_END, names::EPILOGUE_END] {
+        let mut partitions: Vec<u32> = events
+            .iter()
+            .filter(|e| e.event == name)
+            .filter_map(|e| e.partition)
+            .collect();
+        partitions.sort();
+        assert_eq!(partitions, (0..126).collect::<Vec<_>>(), "{name}");
+    }
+}
