@@ -100,7 +100,6 @@ pub fn layout_hash(geometry: &ArenaGeometry, slots: &SlotLayout) -> u64 {
         offset_of!(JobRecord, partition_slot),
         offset_of!(JobRecord, lost_attempts),
         offset_of!(JobRecord, finisher),
-        offset_of!(JobRecord, partitions_done_count),
         offset_of!(JobRecord, proofs),
         offset_of!(JobRecord, reason),
     ] {

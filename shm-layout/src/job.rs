@@ -19,6 +19,7 @@ use crate::error::ShmError;
 pub const MAX_PARTITIONS: usize = 128;
 /// Words of `JobRecord::partitions_done`.
 const DONE_WORDS: usize = MAX_PARTITIONS / 64;
+const _: () = assert!(MAX_PARTITIONS.is_multiple_of(64));
 const NAME_WORDS: usize = 16;
 
 #[repr(u8)]
@@ -68,11 +69,7 @@ pub struct JobRecord {
     /// Pid of the epilogue that assembles and writes the whole job (0: nobody yet); taken by
     /// CAS, taken over only from a dead pid.
     pub finisher: AtomicU32,
-    /// How many done bits are set, counted after each new bit. The job is complete when it
-    /// reaches `num_partitions`; the fetch_add that takes it there happens exactly once,
-    /// where two words' bits cannot tell the last mark by themselves (two marks in
-    /// different words could each see the other's word full).
-    pub partitions_done_count: AtomicU32,
+    pub _pad: AtomicU32,
     /// Each partition's 192-byte Groth16 proof, written by the epilogue before it marks the
     /// partition done.
     pub proofs: [[AtomicU64; PROOF_WORDS]; MAX_PARTITIONS],
@@ -91,6 +88,9 @@ pub const JOB_FAILED: u32 = 1;
 /// Recovery then gives the slot back without counting a lost attempt: the redo only
 /// writes the proof, and a full disk during a scale-down must not fail a proved job.
 pub const JOB_LEFT_UNWRITTEN: u32 = 2;
+/// `JobRecord::flags` bit: a mark found every partition done and claimed the completion
+/// (`JobView::mark_partition_done` returns true to that one caller only).
+pub const JOB_COMPLETION_CLAIMED: u32 = 4;
 
 // Part of the layout hash too; spelled out so a change is a deliberate one.
 const _: () = assert!(std::mem::size_of::<JobRecord>() == 27_776);
@@ -232,7 +232,6 @@ impl Arena {
         for w in &rec.partitions_done {
             w.store(0, Ordering::Relaxed);
         }
-        rec.partitions_done_count.store(0, Ordering::Relaxed);
         rec.flags.store(0, Ordering::Relaxed);
         rec.finisher.store(0, Ordering::Relaxed);
         for p in &rec.partition_slot {
@@ -352,7 +351,7 @@ impl<'a> JobView<'a> {
         Ok(())
     }
 
-    /// Partition `p`'s proof; meaningful once its done bit is set (Acquire on the mask).
+    /// Partition `p`'s proof; meaningful once its done bit is set (Acquire on its word).
     pub fn partition_proof(&self, partition: u32) -> Result<[u8; PROOF_BYTES], ShmError> {
         self.check_partition(partition)?;
         let mut out = [0u8; PROOF_BYTES];
@@ -506,25 +505,52 @@ impl<'a> JobView<'a> {
         Ok(())
     }
 
-    /// Marks one partition done. Returns whether the job is now complete. A second mark of
-    /// the same partition is an error: each partition is proved once.
+    /// Marks one partition done. Returns whether this call completed the job: true for
+    /// exactly one caller, the first to see every bit set. A second mark of the same
+    /// partition is an error: each partition is proved once.
+    ///
+    /// Completion is decided from the bits alone, so a mark that dies half-way leaves no
+    /// job that can never complete: a redo of its slot finds its bit set and the job
+    /// complete (`is_complete`), however far the dead mark got.
     pub fn mark_partition_done(&self, partition: u32) -> Result<bool, ShmError> {
+        self.set_done_bit(partition)?;
+        Ok(self.claim_completion())
+    }
+
+    fn set_done_bit(&self, partition: u32) -> Result<(), ShmError> {
         self.check_partition(partition)?;
         let (word, bit) = DoneBits::place(partition);
-        let before = self.rec().partitions_done[word].fetch_or(bit, Ordering::AcqRel);
+        // SeqCst here and in `claim_completion`'s loads: of two last marks in different
+        // words, the later of the two fetch_ors in the single SeqCst order is followed by
+        // loads that see the other's bit, so at least one caller sees every bit set.
+        // (Release/Acquire alone would let both read the other word before its bit.)
+        let before = self.rec().partitions_done[word].fetch_or(bit, Ordering::SeqCst);
         if before & bit != 0 {
             return Err(ShmError::PartitionAlreadyDone {
                 job_id: self.job_id,
                 partition,
             });
         }
-        // AcqRel: the count's increments form one release sequence, so the mark that
-        // completes it sees every other partition's proof.
+        Ok(())
+    }
+
+    /// True for the one caller that finds every partition done and sets
+    /// [`JOB_COMPLETION_CLAIMED`]. Its SeqCst loads acquire every partition's proof.
+    fn claim_completion(&self) -> bool {
+        let done = DoneBits(
+            self.rec()
+                .partitions_done
+                .each_ref()
+                .map(|w| w.load(Ordering::SeqCst)),
+        );
+        if done.count() != self.num_partitions() {
+            return false;
+        }
         let before = self
             .rec()
-            .partitions_done_count
-            .fetch_add(1, Ordering::AcqRel);
-        Ok(before + 1 == self.num_partitions())
+            .flags
+            .fetch_or(JOB_COMPLETION_CLAIMED, Ordering::AcqRel);
+        before & JOB_COMPLETION_CLAIMED == 0
     }
 
     /// Counts a lost attempt at `partition` (`what` lost it, e.g. "a gpu process died
@@ -561,9 +587,10 @@ impl<'a> JobView<'a> {
 
     /// How many partitions' proofs are in.
     pub fn done_count(&self) -> u32 {
-        self.rec().partitions_done_count.load(Ordering::Acquire)
+        self.done_bits().count()
     }
 
+    /// Whether every partition's proof is in (its bits; what a redo after a crash asks).
     pub fn is_complete(&self) -> bool {
         self.done_count() == self.num_partitions()
     }
@@ -624,4 +651,53 @@ fn load_text(words: &[AtomicU64]) -> String {
         .take_while(|b| *b != 0)
         .collect();
     String::from_utf8_lossy(&bytes).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ArenaConfig, PartitionShape};
+
+    fn arena(what: &str) -> Arena {
+        let name = format!("job-{what}-{}-{}", std::process::id(), unix_ns());
+        Arena::create(&ArenaConfig::new(&name, PartitionShape::new(64, 2, 64), 1)).unwrap()
+    }
+
+    /// The interleavings a test of threads cannot force, step by step: two last marks in
+    /// different words both set their bits before either looks; a mark that dies between
+    /// its bit and its claim.
+    #[test]
+    fn completion_comes_from_the_bits_once_whatever_the_interleaving() {
+        let arena = arena("complete");
+        let job = arena
+            .publish_job_bytes("ni.json", b"", &[&[][..]; 126])
+            .unwrap();
+        for p in (0..126).filter(|p| ![63, 125].contains(p)) {
+            assert!(!job.mark_partition_done(p).unwrap());
+        }
+        // Both bits in, then both claims: exactly one completes the job.
+        job.set_done_bit(63).unwrap();
+        job.set_done_bit(125).unwrap();
+        assert_eq!(
+            [job.claim_completion(), job.claim_completion()],
+            [true, false]
+        );
+        job.retire();
+
+        // The last mark dies after its bit, before its claim: the job is complete for the
+        // redo of its slot (`is_complete`), and a late claim still succeeds once.
+        let job = arena
+            .publish_job_bytes("ni.json", b"", &[&[][..]; 126])
+            .unwrap();
+        for p in 0..125 {
+            assert!(!job.mark_partition_done(p).unwrap());
+        }
+        job.set_done_bit(125).unwrap();
+        assert!(job.is_partition_done(125).unwrap() && job.is_complete());
+        assert_eq!(job.done_count(), 126);
+        assert!(job.claim_completion());
+        assert!(!job.claim_completion());
+        job.retire();
+        arena.remove().unwrap();
+    }
 }

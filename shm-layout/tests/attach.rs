@@ -263,9 +263,9 @@ fn partitions_are_taken_once_and_released_by_slot() {
 
 /// A NonInteractivePoRep job at 32/64 GiB has 126 partitions, past one done word: marks
 /// made together in both words still complete the job exactly once, every bit reads back
-/// and the proofs with them. (Two words' bits alone could report two completions when the
-/// last marks of both words overlap; that window is nanoseconds wide and a test on two
-/// cores does not hit it reliably, hence the count in `mark_partition_done`.)
+/// and the proofs with them. (The interleavings threads on two cores rarely hit, both
+/// last bits set before either mark looks and a mark dying between its bit and its claim,
+/// are forced step by step in job.rs's unit test.)
 #[test]
 fn a_job_of_126_partitions_completes_exactly_once() {
     use std::sync::atomic::{AtomicU32, Ordering};

@@ -26,6 +26,8 @@ pub struct BenchC2Args {
 pub fn run(args: &BenchC2Args) -> Result<()> {
     let c1 = C1Input::read(&args.c1.c1, args.c1.given_ids())?;
     let (prover_id, sector_id) = (c1.prover_id()?, c1.sector_id()?);
+    // Both sides need it for a NonInteractivePoRep C1: named now, not after a whole C2.
+    cuzk_epilogue::check_aggregation_srs(c1.proof_type())?;
     let out_dir = tempfile::tempdir().context("temporary directory for our proofs")?;
     let threads = rayon::current_num_threads();
     println!(

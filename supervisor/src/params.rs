@@ -19,7 +19,7 @@ use cuzk_c1::proof_type::{
     format_sector_size, interactive_proof_type, is_production_sector_size, parse_sector_size,
     proof_type_by_name, proof_type_name, RegisteredSealProof,
 };
-use cuzk_epilogue::aggregation_srs_path;
+use cuzk_epilogue::{aggregation_srs_path, check_aggregation_srs};
 use filecoin_proofs::{constants::DefaultPieceHasher, parameters::public_params, with_shape};
 use filecoin_proofs::{MerkleTreeTrait, PoRepConfig};
 use filecoin_proofs_api::ApiFeature;
@@ -116,7 +116,8 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
 
 /// Proofs a random inner-product SRS can aggregate: 128, the power of two above the most
 /// partitions a proof type has (126, NonInteractivePoRep at 32/64 GiB). Its making takes
-/// seconds (4 x 256 powers of one point).
+/// under a second (4 x 256 powers of one point). Too small for production sizes on
+/// purpose: `check_aggregation_srs` refuses it there.
 const AGGREGATION_SRS_PROOFS: usize = 128;
 
 /// For a NonInteractivePoRep type: makes the random inner-product SRS unless one is there
@@ -132,8 +133,11 @@ fn aggregation_srs(proof: RegisteredSealProof, config: &PoRepConfig) -> Result<(
             proof_type_name(proof)
         );
         with_shape!(u64::from(config.sector_size), srs_for_shape, config)
-            .context("making the inner-product SRS")?;
+            .with_context(|| format!("{}: making the inner-product SRS", path.display()))?;
     }
+    // A file left by an interrupted making, or one too small for this type, is named
+    // here rather than after a job's partitions are proved.
+    check_aggregation_srs(proof)?;
     let bytes = std::fs::metadata(&path)
         .with_context(|| format!("{} was not written", path.display()))?
         .len();

@@ -27,7 +27,7 @@ fn text(bytes: &[u8]) -> String {
 }
 
 /// A NonInteractivePoRep 2 KiB C1 sealed once per test run (well under a second), and the
-/// test cache's random inner-product SRS made if it is not there yet (seconds; the
+/// test cache's random inner-product SRS made if it is not there yet (under a second; the
 /// Groth16 parameters are the interactive type's, already in the cache).
 fn ni_c1() -> &'static Path {
     static C1: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
@@ -63,12 +63,8 @@ fn ni_c1() -> &'static Path {
     path
 }
 
-/// Without the inner-product SRS, `cuzk prove` and `cuzk verify` stop at once (exit 2)
-/// naming the file: nothing is proved that could not be aggregated or checked.
-#[test]
-fn a_missing_inner_product_srs_is_named_before_any_proving() {
-    let c1 = ni_c1();
-    // A cache with the 2 KiB Groth16 files (linked) and no SRS.
+/// A parameter cache with the test cache's 2 KiB Groth16 files (linked) and no SRS.
+fn cache_without_srs() -> tempfile::TempDir {
     let cache = tempfile::tempdir().unwrap();
     for entry in std::fs::read_dir(param_cache()).unwrap().flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -76,6 +72,15 @@ fn a_missing_inner_product_srs_is_named_before_any_proving() {
             std::os::unix::fs::symlink(entry.path(), cache.path().join(&name)).unwrap();
         }
     }
+    cache
+}
+
+/// Without the inner-product SRS, `cuzk prove` and `cuzk verify` stop at once (exit 2)
+/// naming the file: nothing is proved that could not be aggregated or checked.
+#[test]
+fn a_missing_inner_product_srs_is_named_before_any_proving() {
+    let c1 = ni_c1();
+    let cache = cache_without_srs();
     let srs = cache.path().join(SRS_FILE);
     let out_dir = tempfile::tempdir().unwrap();
     let proof = out_dir.path().join("ni.proof");
@@ -99,6 +104,38 @@ fn a_missing_inner_product_srs_is_named_before_any_proving() {
     assert!(!prove_out.exists());
 }
 
+/// The pipeline refuses a NonInteractivePoRep job at admission when the SRS is missing:
+/// to failed/ with a reason naming the file, nothing proved, the supervisor exits 0.
+#[test]
+fn the_pipeline_refuses_a_non_interactive_job_without_its_srs() {
+    let c1 = ni_c1();
+    let cache = cache_without_srs();
+    let mut p = Pipeline::new(&counts(1, 1, 1, 1, 1));
+    std::fs::write(
+        &p.config,
+        format!(
+            "data_dir = {:?}\nparam_cache = {:?}\narena_dir = {:?}\ntrust_params = true\n{}",
+            p.data,
+            cache.path(),
+            p.arena_dir,
+            counts(1, 1, 1, 1, 1)
+        ),
+    )
+    .unwrap();
+    p.submit(c1, "ni.json");
+    p.start(&["--exit-when-idle"]);
+    assert_eq!(p.wait_exit(5 * MINUTES), Some(0), "{}", p.logs());
+    assert!(p.files("done", "").is_empty(), "{}", p.logs());
+    let reason = std::fs::read_to_string(p.data.join("failed/ni.reason")).unwrap();
+    assert!(
+        reason.contains(cache.path().join(SRS_FILE).to_str().unwrap()),
+        "{reason}"
+    );
+    assert!(reason.contains("inner-product SRS"), "{reason}");
+    let timeline = std::fs::read_to_string(p.data.join("timeline.jsonl")).unwrap_or_default();
+    assert!(!timeline.contains("SYNTH_START"), "{timeline}");
+}
+
 /// The pipeline proves the 13 partitions across its slots, aggregates them and writes the
 /// aggregate only once `verify_seal` accepted it; `cuzk verify` accepts it too and
 /// rejects it with one byte flipped.
@@ -120,7 +157,23 @@ fn a_non_interactive_porep_job_is_aggregated_and_verifies() {
     let middle = flipped.len() / 2;
     flipped[middle] ^= 1;
     std::fs::write(done.join("flipped.proof"), &flipped).unwrap();
-    assert!(!p.verifies(c1, "flipped.proof"), "a flipped byte verifies");
+    // verify_seal refuses it: exit 1 (invalid), or exit 2 with its own error when the
+    // flipped byte breaks a point's encoding; never a failure to read the files.
+    let out = cuzk(&[
+        "verify",
+        "--c1",
+        c1.to_str().unwrap(),
+        "--proof",
+        done.join("flipped.proof").to_str().unwrap(),
+        "--param-cache",
+        param_cache().to_str().unwrap(),
+    ]);
+    let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    match out.status.code() {
+        Some(1) => assert!(said.contains("invalid"), "{said}"),
+        Some(2) => assert!(said.contains("verify_seal could not run"), "{said}"),
+        other => panic!("exit {other:?}: {said}"),
+    }
     let result: serde_json::Value =
         serde_json::from_slice(&std::fs::read(done.join("ni.json")).unwrap()).unwrap();
     assert_eq!(result["proof_type"], NI_2KIB);

@@ -28,8 +28,15 @@ pub enum EpilogueError {
     #[error("{path}: missing parameter file: the verifying key of {proof_type} is not in the parameter cache (see docs/params.md: cuzk params generate)")]
     MissingParameterFile { path: PathBuf, proof_type: String },
 
-    #[error("{path}: missing parameter file: {proof_type} aggregates its partition proofs (SnarkPack) with filecoin-proofs' inner-product SRS, which is not in the parameter cache (see docs/params.md)")]
+    #[error("{path}: missing parameter file (or not a regular file): {proof_type} aggregates its partition proofs (SnarkPack) with filecoin-proofs' inner-product SRS, which is not in the parameter cache; fetch it with the other parameters (paramfetch, srs-inner-product.json), or for test sizes make a random one with `cuzk params generate --proof-type {proof_type}` (docs/params.md)")]
     MissingAggregationSrs { path: PathBuf, proof_type: String },
+
+    #[error("{path}: unusable inner-product SRS for {proof_type}: {reason}")]
+    BadAggregationSrs {
+        path: PathBuf,
+        proof_type: String,
+        reason: String,
+    },
 
     #[error("{path}: unreadable parameter file (truncated or corrupt verifying key): {reason}")]
     BadParameterFile { path: PathBuf, reason: String },

@@ -250,6 +250,8 @@ fn a_job_of_126_partitions_runs_through_every_stage_once() {
         .find(|p| p.to_string_lossy().ends_with(".timeline.jsonl"))
         .unwrap();
     let (events, _) = read_log(&log).unwrap();
+    let finished = events.iter().filter(|e| e.event == names::JOB_DONE).count();
+    assert_eq!(finished, 1, "the job finished once");
     for name in [names::GPU_END, names::EPILOGUE_END] {
         let mut partitions: Vec<u32> = events
             .iter()
