@@ -48,6 +48,19 @@ fn synth(
         .unwrap()
 }
 
+/// The run's timeline log in its data directory (`synth-<time>.timeline.jsonl`).
+fn timeline_log(data: &Path) -> PathBuf {
+    std::fs::read_dir(data)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".timeline.jsonl"))
+        .expect("a timeline log in the data directory")
+}
+
+fn nothing_in(dir: &Path) -> bool {
+    std::fs::read_dir(dir).unwrap().next().is_none()
+}
+
 #[test]
 fn synthetic_jobs_run_through_every_stage_and_write_no_proof() {
     let bins = bin_dir();
@@ -114,17 +127,10 @@ fn synthetic_jobs_run_through_every_stage_and_write_no_proof() {
         .map(|p| std::fs::read_to_string(p).unwrap())
         .expect("real.json refused with a reason file");
     assert!(reason.contains("not a synthetic job"), "{reason}");
-    assert!(std::fs::read_dir(data.join("working"))
-        .unwrap()
-        .next()
-        .is_none());
+    assert!(nothing_in(&data.join("working")));
 
     // Every partition through the four stages, in order.
-    let log = std::fs::read_dir(&data)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.to_string_lossy().ends_with(".timeline.jsonl"))
-        .unwrap();
+    let log = timeline_log(&data);
     let (events, bad) = read_log(&log).unwrap();
     assert_eq!(bad, 0);
     let mut per_partition: BTreeMap<(u64, u32), Vec<(u64, &str)>> = BTreeMap::new();
@@ -174,11 +180,7 @@ fn synthetic_jobs_run_through_every_stage_and_write_no_proof() {
     // first run), the gpu stage with `--b-g2-msm gpu`, nowhere with --skip-b-g2 (the jobs
     // still complete).
     let b_g2_steps = |data: &Path| {
-        let log = std::fs::read_dir(data)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| p.to_string_lossy().ends_with(".timeline.jsonl"))
-            .unwrap();
+        let log = timeline_log(data);
         let (events, _) = read_log(&log).unwrap();
         let count = |stage: &str| {
             let ends: Vec<_> = events.iter().filter(|e| e.event == stage).collect();
@@ -240,15 +242,8 @@ fn a_job_of_126_partitions_runs_through_every_stage_once() {
     assert_eq!(done.len(), 1, "{done:?}");
     let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&done[0]).unwrap()).unwrap();
     assert_eq!(r["partitions"], 126);
-    assert!(std::fs::read_dir(data.join("working"))
-        .unwrap()
-        .next()
-        .is_none());
-    let log = std::fs::read_dir(&data)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.to_string_lossy().ends_with(".timeline.jsonl"))
-        .unwrap();
+    assert!(nothing_in(&data.join("working")));
+    let log = timeline_log(&data);
     let (events, _) = read_log(&log).unwrap();
     let finished = events.iter().filter(|e| e.event == names::JOB_DONE).count();
     assert_eq!(finished, 1, "the job finished once");
