@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use blstrs::Scalar as Fr;
 use cuzk_c1::C1Input;
-use cuzk_epilogue::{assemble_proof, verify_proof_bytes, PartitionProof};
+use cuzk_epilogue::{assemble_proof, verify_assembled_proof, PartitionProof};
 use cuzk_kernels::cuda::{Evals, GpuPartition, GpuProver, ResidentBases};
 use cuzk_kernels::groth16::steps::{self, Densities};
 use cuzk_kernels::groth16::{combine, MsmResults};
@@ -67,7 +67,8 @@ pub fn run(args: &BenchGpuArgs) -> Result<()> {
     let c1 = C1Input::read(&args.c1.c1, args.c1.given_ids())?;
     let proofs = with_porep_circuits(&c1, Compare { args })??;
     let proof = assemble_proof("bench-gpu", &c1, &proofs)?;
-    verify_proof_bytes("bench-gpu", &c1, &proof).context("the proof from the GPU's sums")?;
+    verify_assembled_proof("bench-gpu", &c1, &proof, &proofs)
+        .context("the proof from the GPU's sums")?;
     println!(
         "verify_seal accepts the proof made from the GPU's sums ({} bytes)",
         proof.len()

@@ -138,16 +138,35 @@ fn the_pipeline_refuses_a_non_interactive_job_without_its_srs() {
 
 /// The pipeline proves the 13 partitions across its slots, aggregates them and writes the
 /// aggregate only once `verify_seal` accepted it; `cuzk verify` accepts it too and
-/// rejects it with one byte flipped.
+/// rejects it with one byte flipped. A second job of the same C1, whose partition 5 the gpu
+/// stage gets wrong (test hook `CUZK_TEST_WRONG_SUM`: H doubled), goes to failed/ with a
+/// reason naming partition 5 alone: a rejected aggregate is diagnosed by its partition
+/// proofs, each checked against the verifying key.
 #[test]
 fn a_non_interactive_porep_job_is_aggregated_and_verifies() {
     let c1 = ni_c1();
     let mut p = Pipeline::new(&counts(2, 2, 1, 1, 1));
     p.submit(c1, "ni.json");
-    p.start(&["--exit-when-idle"]);
+    p.submit(c1, "ni-wrong.json");
+    p.start_with_env(
+        &["--exit-when-idle"],
+        &[("CUZK_TEST_WRONG_SUM", "ni-wrong.json:5")],
+    );
     assert_eq!(p.wait_exit(40 * MINUTES), Some(0), "{}", p.logs());
     assert_eq!(p.files("done", ".proof"), ["ni.proof"], "{}", p.logs());
-    assert!(p.files("failed", "").is_empty(), "{}", p.logs());
+    assert_eq!(
+        p.files("failed", ""),
+        ["ni-wrong.json", "ni-wrong.reason"],
+        "{}",
+        p.logs()
+    );
+    let reason = std::fs::read_to_string(p.data.join("failed/ni-wrong.reason")).unwrap();
+    assert!(reason.contains("invalid proof"), "{reason}");
+    assert!(reason.contains("partition 5:"), "{reason}");
+    let named = (0..13)
+        .filter(|k| reason.contains(&format!("partition {k}:")))
+        .count();
+    assert_eq!(named, 1, "only partition 5 is bad: {reason}");
     assert!(p.verifies(c1, "ni.proof"), "the aggregate does not verify");
     let done = p.data.join("done");
     let aggregate = std::fs::read(done.join("ni.proof")).unwrap();

@@ -9,7 +9,7 @@ use cuzk_c1::C1Input;
 
 use crate::assemble::{assemble_proof, PartitionProof};
 use crate::error::EpilogueError;
-use crate::verify::verify_proof_bytes;
+use crate::verify::verify_assembled_proof;
 use crate::write::{write_proof, ResultRecord};
 
 /// A proof that verified and is on disk.
@@ -35,7 +35,7 @@ pub fn finish_job(
     timings.insert("assemble".to_string(), started.elapsed());
 
     let started = Instant::now();
-    verify_proof_bytes(job, c1, &proof)?;
+    verify_assembled_proof(job, c1, &proof, partitions)?;
     timings.insert("verify".to_string(), started.elapsed());
 
     let record = ResultRecord {

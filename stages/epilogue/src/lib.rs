@@ -15,5 +15,5 @@ pub use aggregation_srs::{aggregation_srs_path, check_aggregation_srs};
 pub use assemble::{assemble_proof, split_partition_proofs, PartitionProof, PARTITION_PROOF_LEN};
 pub use error::EpilogueError;
 pub use finish::{finish_job, FinishedProof};
-pub use verify::{load_verifying_key, verify_proof_bytes};
+pub use verify::{load_verifying_key, verify_assembled_proof, verify_proof_bytes};
 pub use write::{result_json, result_path, write_atomically, write_proof, ResultRecord};

@@ -23,7 +23,7 @@ use cuzk_stage_common::JobSpec;
 use ff::Field;
 use rand::rngs::OsRng;
 
-use crate::{assemble_proof, result_json, verify_proof_bytes, PartitionProof, ResultRecord};
+use crate::{assemble_proof, result_json, verify_assembled_proof, PartitionProof, ResultRecord};
 
 /// The partition's proof from the MSM results in its slot, blinded with fresh r, s.
 pub fn combine_slot(claim: &SlotClaim<'_>, vk: &VerifyingKey) -> [u8; PROOF_BYTES] {
@@ -109,7 +109,7 @@ pub fn finish_job_to_dropdir(
     let proof = assemble_proof(&name, &c1, &partitions)?;
     timings.insert("assemble".to_string(), started.elapsed());
     let started = Instant::now();
-    verify_proof_bytes(&name, &c1, &proof)?;
+    verify_assembled_proof(&name, &c1, &proof, &partitions)?;
     timings.insert("verify".to_string(), started.elapsed());
     let claimed = Duration::from_nanos(
         cuzk_shm_layout::clock::unix_ns().saturating_sub(spec.claimed_unix_ns),

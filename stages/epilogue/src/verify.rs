@@ -12,7 +12,7 @@ use cuzk_c1::{with_tree_shape, C1Input, RegisteredSealProof, ShapeVisitor};
 use filecoin_proofs::{MerkleTreeTrait, ProverId};
 use filecoin_proofs_api::{ApiFeature, SectorId};
 
-use crate::assemble::split_partition_proofs;
+use crate::assemble::{split_partition_proofs, PartitionProof};
 use crate::error::EpilogueError;
 
 /// Reads the proof type's verifying key from the parameter cache
@@ -50,7 +50,30 @@ pub fn load_verifying_key(
 
 /// `Ok(())` when `verify_seal` accepts `proof` for this C1; `EpilogueError::InvalidProof`
 /// naming the failing partitions when it rejects it; another error when it cannot run.
+/// A NonInteractivePoRep aggregate cannot be split back into its partitions' proofs, so a
+/// rejected one names none here; `verify_assembled_proof` can.
 pub fn verify_proof_bytes(job: &str, c1: &C1Input, proof: &[u8]) -> Result<(), EpilogueError> {
+    verify(job, c1, proof, None)
+}
+
+/// As `verify_proof_bytes`, for a proof assembled here from `partitions` (index = partition
+/// number): when `verify_seal` rejects a NonInteractivePoRep aggregate, each of these is
+/// checked alone to name the bad ones, as the partitions of an interactive proof are.
+pub fn verify_assembled_proof(
+    job: &str,
+    c1: &C1Input,
+    proof: &[u8],
+    partitions: &[PartitionProof],
+) -> Result<(), EpilogueError> {
+    verify(job, c1, proof, Some(partitions))
+}
+
+fn verify(
+    job: &str,
+    c1: &C1Input,
+    proof: &[u8],
+    partitions: Option<&[PartitionProof]>,
+) -> Result<(), EpilogueError> {
     let prover_id = c1.prover_id()?;
     let sector_id = c1.sector_id()?;
     let (key_path, key) = load_verifying_key(c1.proof_type())?;
@@ -73,43 +96,62 @@ pub fn verify_proof_bytes(job: &str, c1: &C1Input, proof: &[u8]) -> Result<(), E
     if valid {
         return Ok(());
     }
+    let key = Key {
+        path: &key_path,
+        key: &key,
+    };
     Err(diagnose(
-        job, c1, prover_id, sector_id, &key_path, &key, proof,
+        job, c1, prover_id, sector_id, key, proof, partitions,
     ))
 }
 
-/// Tells which partitions make `verify_seal` reject a proof.
+/// The verifying key and the file it came from, for the diagnosis's messages.
+struct Key<'k> {
+    path: &'k std::path::Path,
+    key: &'k VerifyingKey<Bls12>,
+}
+
+/// Tells which partitions make `verify_seal` reject a proof: those whose Groth16 proof
+/// fails alone against the verifying key and the partition's public inputs. They come
+/// from the proof bytes (an interactive proof is its partitions' proofs end to end) or,
+/// for an aggregate, from `assembled_from`.
 fn diagnose(
     job: &str,
     c1: &C1Input,
     prover_id: ProverId,
     sector_id: SectorId,
-    key_path: &std::path::Path,
-    key: &VerifyingKey<Bls12>,
+    key: Key<'_>,
     proof: &[u8],
+    assembled_from: Option<&[PartitionProof]>,
 ) -> EpilogueError {
     let invalid = |partitions: Vec<usize>, reason: String| EpilogueError::InvalidProof {
         job: job.to_string(),
         partitions,
         reason,
     };
-    if c1
+    let aggregated = c1
         .proof_type()
-        .feature_enabled(ApiFeature::NonInteractivePoRep)
-    {
-        return invalid(
-            Vec::new(),
-            "verify_seal rejects the NonInteractivePoRep aggregate".to_string(),
-        );
-    }
-    let Some(partition_proofs) = split_partition_proofs(proof) else {
-        return invalid(
-            Vec::new(),
-            format!(
-                "{} bytes are not a whole number of 192-byte partition proofs",
-                proof.len()
-            ),
-        );
+        .feature_enabled(ApiFeature::NonInteractivePoRep);
+    let partition_proofs = match (aggregated, assembled_from) {
+        (true, Some(partitions)) => partitions.to_vec(),
+        (true, None) => {
+            return invalid(
+                Vec::new(),
+                "verify_seal rejects the NonInteractivePoRep aggregate (an aggregate cannot be split back into partition proofs to tell which is bad)".to_string(),
+            )
+        }
+        (false, _) => match split_partition_proofs(proof) {
+            Some(partitions) => partitions,
+            None => {
+                return invalid(
+                    Vec::new(),
+                    format!(
+                        "{} bytes are not a whole number of 192-byte partition proofs",
+                        proof.len()
+                    ),
+                )
+            }
+        },
     };
     if partition_proofs.len() != c1.partitions() {
         return invalid(
@@ -140,7 +182,7 @@ fn diagnose(
         None => return invalid(Vec::new(), "unsupported sector size".to_string()),
     };
 
-    let prepared = prepare_verifying_key(key);
+    let prepared = prepare_verifying_key(key.key);
     let mut bad = Vec::new();
     let mut reasons = Vec::new();
     for (partition, (proof, inputs)) in partition_proofs.iter().zip(&inputs).enumerate() {
@@ -155,7 +197,7 @@ fn diagnose(
                     bad.push(partition);
                     reasons.push(format!(
                         "partition {partition}: the Groth16 proof fails against {} and its public inputs",
-                        key_path.display()
+                        key.path.display()
                     ));
                 }
                 Err(err) => {
@@ -168,11 +210,12 @@ fn diagnose(
         }
     }
     if bad.is_empty() {
-        return invalid(
-            Vec::new(),
-            "verify_seal rejects the proof although each partition's Groth16 proof verifies"
-                .to_string(),
-        );
+        let what = if aggregated {
+            "the aggregate although each partition's Groth16 proof verifies (the aggregation or its inner-product SRS is at fault)"
+        } else {
+            "the proof although each partition's Groth16 proof verifies"
+        };
+        return invalid(Vec::new(), format!("verify_seal rejects {what}"));
     }
     invalid(bad, reasons.join("; "))
 }

@@ -17,6 +17,7 @@ mod folded_c;
 mod held_prover;
 mod held_r1cs;
 mod ready_ahead;
+pub mod wrong_sum;
 
 pub use cpu::CpuDevice;
 pub use cuda::{CudaDevice, DeviceError};

@@ -7,6 +7,7 @@ use std::time::Instant;
 use anyhow::Result;
 use clap::Parser;
 use cuzk_gpu::device_error::{after_device_error, injected_error, AfterDeviceError};
+use cuzk_gpu::wrong_sum::corrupt_if_asked;
 use cuzk_gpu::{
     prove_slot, CpuDevice, CudaDevice, DeviceError, FoldedC, HeldR1cs, PartitionDevice, ReadyAhead,
 };
@@ -202,7 +203,14 @@ impl<'r> Serving<'r> {
                 self.record_circuit(&spec)?;
                 let srs = self.srs.for_job(&spec)?;
                 let b_g2 = spec.b_g2_in(BG2Stage::Gpu);
-                prove_slot(self.device.as_mut(), &mut claim, &srs, b_g2, ahead)
+                let steps = prove_slot(self.device.as_mut(), &mut claim, &srs, b_g2, ahead)?;
+                if corrupt_if_asked(&job.name(), &mut claim) {
+                    eprintln!(
+                        "cuzk-gpu: CUZK_TEST_WRONG_SUM: H of partition {} doubled",
+                        claim.partition()
+                    );
+                }
+                Ok(steps)
             })
             .and_then(|steps| match injected_error() {
                 Some(gpu) => Err(DeviceError(gpu).into()),
