@@ -200,7 +200,14 @@ impl<'a> SlotClaim<'a> {
 
 impl Drop for SlotClaim<'_> {
     fn drop(&mut self) {
-        if !self.finished {
+        // A claim dropped by a panic unwinding out of the stage's loop is left to recovery,
+        // as a crash would leave it: the process is about to exit, and recovery then gives
+        // the slot back with a lost attempt counted against its partition. Given back here,
+        // uncounted, a partition that panics its stage would be taken again by the
+        // restarted process, and again, for ever instead of failing its job after four.
+        // (No stage catches a panic above a claim: synthesis catches upstream panics
+        // inside the partition's work, where the claim is only borrowed.)
+        if !self.finished && !std::thread::panicking() {
             // Best effort: if recovery already took the slot there is nothing to give back.
             let _ = self.move_to(self.word.state.last_completed());
         }

@@ -203,6 +203,32 @@ fn job_table_limits_are_errors() {
     a.remove().unwrap();
 }
 
+/// A claim dropped by a panic is not given back: it stays busy under this pid, as a crash
+/// leaves it, for recovery to return with a lost attempt counted once the process exits.
+#[test]
+fn a_claim_dropped_by_a_panic_is_left_to_recovery() {
+    let env = TestEnv::new("panic");
+    let a = env.create_arena(shape(), 1);
+    let d = a
+        .try_claim(0, SlotState::Free, None)
+        .unwrap()
+        .complete()
+        .unwrap();
+    let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _claim = a
+            .try_claim(0, SlotState::Synthesized, Some(d.generation))
+            .unwrap();
+        panic!("a stage panicking on its partition");
+    }));
+    assert!(unwound.is_err());
+    let w = a.slot_word(0);
+    assert_eq!(
+        (w.state, w.owner_pid),
+        (SlotState::Prepping, std::process::id())
+    );
+    a.remove().unwrap();
+}
+
 #[test]
 fn orphans_of_dead_owners_go_back_one_state() {
     use std::sync::atomic::Ordering;

@@ -25,7 +25,8 @@ impl DropDir {
     /// supervisors exactly one gets it; `Ok(None)` for the one that found it gone.
     ///
     /// A job whose name is already in `working/` or proved in `done/` is not taken: the input
-    /// goes to `failed/` with a reason and the error is [`DropDirError::Duplicate`].
+    /// goes to `failed/` as `<name>.dup-<k>.json` with its reason (`duplicate_stem`), and the
+    /// error is [`DropDirError::Duplicate`].
     ///
     /// The claim is not fsynced: after a crash the file is in `incoming/` or `working/`,
     /// and `requeue_working` treats both the same.
@@ -55,11 +56,13 @@ impl DropDir {
         existing: &Path,
         state: &str,
     ) -> Result<Option<PathBuf>, DropDirError> {
+        let stem = c1_stem_of(incoming)?;
         let reason = format!(
-            "a job of this name is already {state}: {}",
+            "a job named {} is already {state}: {}; this copy of its input was not proved",
+            stem.to_string_lossy(),
             existing.display()
         );
-        match self.fail_if_present(incoming, &reason)? {
+        match self.fail_under(incoming, &self.duplicate_stem(stem), &reason)? {
             Some(failed) => Err(DropDirError::Duplicate {
                 input: incoming.to_path_buf(),
                 existing: existing.to_path_buf(),

@@ -33,6 +33,7 @@ use std::path::{Path, PathBuf};
 
 pub use claim::RequeueReport;
 pub use error::DropDirError;
+pub use scan::MAX_C1_NAME_BYTES;
 
 /// The four directories of a data directory. Build with [`DropDir::open`] (or
 /// [`DropDir::at`], which creates nothing).

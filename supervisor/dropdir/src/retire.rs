@@ -1,5 +1,6 @@
 //! Ending a job: its outputs into `done/`, or its input into `failed/`.
 
+use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -73,7 +74,19 @@ impl DropDir {
         input: &Path,
         reason: &str,
     ) -> Result<Option<PathBuf>, DropDirError> {
-        let stem = c1_stem_of(input)?;
+        let stem = c1_stem_of(input)?.to_os_string();
+        self.fail_under(input, &stem, reason)
+    }
+
+    /// Moves the input to `failed/<stem>.json` with its reason in `failed/<stem>.reason`
+    /// (`stem` may differ from the input's: a rejected duplicate's); `Ok(None)` when the
+    /// input vanished.
+    pub(crate) fn fail_under(
+        &self,
+        input: &Path,
+        stem: &OsStr,
+        reason: &str,
+    ) -> Result<Option<PathBuf>, DropDirError> {
         let text = format!(
             "time: {}\nreason: {reason}\n",
             rfc3339_utc(SystemTime::now())
@@ -83,7 +96,7 @@ impl DropDir {
             &with_extension(stem, "reason"),
             text.as_bytes(),
         )?;
-        let target = self.failed.join(input.file_name().unwrap_or(stem));
+        let target = self.failed.join(with_extension(stem, "json"));
         match std::fs::rename(input, &target) {
             Ok(()) => {}
             Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -92,6 +105,25 @@ impl DropDir {
         fsync_dir(&self.failed)?;
         fsync_dir(parent(input))?;
         Ok(Some(target))
+    }
+}
+
+impl DropDir {
+    /// The stem a rejected duplicate of `stem` goes to `failed/` under: `<stem>.dup-<k>`,
+    /// the first k from 1 whose `.json` and `.reason` are both free there. Under the job's
+    /// own name its reason would say that the job in progress, or proved, had failed.
+    pub(crate) fn duplicate_stem(&self, stem: &OsStr) -> OsString {
+        (1u32..)
+            .map(|k| {
+                let mut dup = stem.to_os_string();
+                dup.push(format!(".dup-{k}"));
+                dup
+            })
+            .find(|dup| {
+                !self.failed.join(with_extension(dup, "json")).exists()
+                    && !self.failed.join(with_extension(dup, "reason")).exists()
+            })
+            .expect("a free number below 2^32")
     }
 }
 

@@ -55,12 +55,21 @@ impl DropDir {
     }
 }
 
+/// The longest C1 file name taken, in bytes. Every name made from a job's stem must fit
+/// the 255 bytes a file name has on Linux file systems; the longest, a rejected duplicate's
+/// reason under its temporary name (`.<stem>.dup-<k>.reason.tmp`), is the stem and up to 27
+/// bytes. A longer name would be proved and its proof then never written: left in
+/// `incoming/` with a warning instead.
+pub const MAX_C1_NAME_BYTES: usize = 200;
+
 /// Why an entry of `incoming/` is not a complete C1 file, or `None` when it is one.
 fn why_not_c1(name: &OsStr, meta: &Metadata) -> Option<&'static str> {
     if name.as_encoded_bytes().starts_with(b".") {
         Some("a dot name is a file still being written")
     } else if c1_stem(name).is_none() {
         Some("not a .json name")
+    } else if name.len() > MAX_C1_NAME_BYTES {
+        Some("the name is longer than 200 bytes (MAX_C1_NAME_BYTES), too long for the names of its outputs; rename it shorter")
     } else if !meta.file_type().is_file() {
         Some("not a regular file")
     } else {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::{Duration, SystemTime};
 
-use cuzk_dropdir::{DropDir, DropDirError, RequeueReport};
+use cuzk_dropdir::{DropDir, DropDirError, RequeueReport, MAX_C1_NAME_BYTES};
 
 fn names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
@@ -110,15 +110,19 @@ fn partial_dot_tmp_and_other_files_are_ignored_with_one_warning_each() {
     )
     .unwrap();
 
+    let too_long = format!("{}.json", "x".repeat(MAX_C1_NAME_BYTES - 4));
+    drop_file(&dir, &too_long, 1);
+
     let (first, warnings) = warnings_during(|| dir.scan_incoming().unwrap());
     assert_eq!(file_names(&first), ["job.json"]);
-    assert_eq!(warnings.len(), 6, "{warnings:#?}");
+    assert_eq!(warnings.len(), 7, "{warnings:#?}");
     for name in [
         ".job2.json",
         "job3.json.tmp",
         "notes.txt",
         "dir.json",
         "link.json",
+        &too_long,
     ] {
         assert!(
             warnings.iter().any(|w| w.contains(name)),
@@ -272,16 +276,30 @@ fn claim_of_a_name_in_progress_or_proved_goes_to_failed() {
     assert!(matches!(err, DropDirError::Duplicate { .. }), "{err}");
     assert!(err.to_string().contains("job.json"), "{err}");
     assert!(working.is_file(), "the job in progress is untouched");
-    assert_eq!(names(&dir.failed), ["job.json", "job.reason"]);
-    let reason = fs::read_to_string(dir.failed.join("job.reason")).unwrap();
+    // Under a name of its own: failed/job.reason would say the job in progress failed.
+    assert_eq!(names(&dir.failed), ["job.dup-1.json", "job.dup-1.reason"]);
+    let reason = fs::read_to_string(dir.failed.join("job.dup-1.reason")).unwrap();
     assert!(reason.contains("in progress"), "{reason}");
 
     dir.finish(&working, b"proof", b"{}").unwrap();
     let again = drop_file(&dir, "job.json", 1);
     let err = dir.claim(&again).unwrap_err();
     assert!(matches!(err, DropDirError::Duplicate { .. }), "{err}");
-    let reason = fs::read_to_string(dir.failed.join("job.reason")).unwrap();
+    let reason = fs::read_to_string(dir.failed.join("job.dup-2.reason")).unwrap();
     assert!(reason.contains("proved"), "{reason}");
+    assert!(
+        !dir.failed.join("job.reason").exists(),
+        "the job did not fail"
+    );
+
+    // The longest name taken: every name made from it fits, a duplicate's included.
+    let longest = format!("{}.json", "y".repeat(MAX_C1_NAME_BYTES - 5));
+    let first = dir.claim(&drop_file(&dir, &longest, 1)).unwrap().unwrap();
+    dir.finish(&first, b"proof", b"{}").unwrap();
+    for _ in 0..2 {
+        let err = dir.claim(&drop_file(&dir, &longest, 1)).unwrap_err();
+        assert!(matches!(err, DropDirError::Duplicate { .. }), "{err}");
+    }
     assert_eq!(
         fs::read(dir.done.join("job.proof")).unwrap(),
         b"proof",

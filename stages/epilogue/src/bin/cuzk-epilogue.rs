@@ -37,7 +37,18 @@ fn run(args: Args) -> Result<()> {
         let p = claim.partition();
         let at = At::slot(job.job_id(), p, claim.slot());
         rt.timeline.emit(names::EPILOGUE_START, at);
-        let spec: JobSpec = job.decode_job()?;
+        let spec: JobSpec = match job.decode_job() {
+            Ok(spec) => spec,
+            Err(e) => {
+                // A record this binary cannot read (say, a supervisor of another version):
+                // the job fails here. Returned as an error it would end this process, and
+                // its restart would take the same slot again.
+                job.mark_failed(&format!("partition {p}: epilogue: the job record: {e:#}"));
+                rt.timeline.emit(names::EPILOGUE_END, at);
+                freed.announce(claim.complete()?)?;
+                return Ok(());
+            }
+        };
         let finish = srs
             .for_job(&spec)
             .map(|srs| combine_slot(&claim, &srs.vk))
