@@ -192,10 +192,12 @@ impl Arena {
         let writing = job_word(JobState::Writing, pid);
         let index = (0..self.job_capacity())
             .find(|&i| {
-                let rec = self.job_record(i);
-                rec.word
-                    .compare_exchange(0, writing, Ordering::AcqRel, Ordering::Relaxed)
-                    .is_ok()
+                self.job_record_reusable(i)
+                    && self
+                        .job_record(i)
+                        .word
+                        .compare_exchange(0, writing, Ordering::AcqRel, Ordering::Relaxed)
+                        .is_ok()
             })
             .ok_or(ShmError::JobTableFull {
                 capacity: self.job_capacity(),
@@ -251,6 +253,29 @@ impl Arena {
             index,
             job_id,
         })
+    }
+
+    /// Whether record `index` can take a new job: unused, and no slot still refers to the
+    /// job it held last. A stage holding such a slot (an epilogue redoing a dead one's
+    /// partition, say) reads and marks the job through the record's index: reused under
+    /// it, the new job would be marked with the old job's partition proof.
+    fn job_record_reusable(&self, index: u32) -> bool {
+        let rec = self.job_record(index);
+        if rec.word.load(Ordering::Acquire) != 0 {
+            return false;
+        }
+        let last = rec.job_id.load(Ordering::Relaxed);
+        last == 0
+            || !(0..self.slot_count()).any(|slot| {
+                let header = self.slot_header(slot);
+                header.load().state != crate::SlotState::Free
+                    && header.job_id.load(Ordering::Relaxed) == last
+            })
+    }
+
+    /// Whether a job can be published now (`publish_job` would find a record).
+    pub fn has_free_job_record(&self) -> bool {
+        (0..self.job_capacity()).any(|i| self.job_record_reusable(i))
     }
 
     /// The active job with this id.
@@ -595,7 +620,9 @@ impl<'a> JobView<'a> {
         self.done_count() == self.num_partitions()
     }
 
-    /// Frees the record once the proof is written. The caller must be the job's last user.
+    /// Frees the record once the proof is written (or the job failed). A slot may still
+    /// refer to the job (a redo after a crash); the record takes no new job until none
+    /// does (`job_record_reusable`).
     pub fn retire(self) {
         self.rec().word.store(0, Ordering::Release);
     }

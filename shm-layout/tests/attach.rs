@@ -197,7 +197,18 @@ fn job_table_limits_are_errors() {
         a.publish_job_bytes("three", b"", &[]),
         Err(ShmError::JobTableFull { capacity: 2 })
     ));
+    // A slot still refers to job one after it is retired (a stage redoing a dead one's
+    // partition): its record is not reused under that stage until the slot lets go.
+    let mut claim = a.try_claim(0, SlotState::Free, None).unwrap();
+    claim.set_partition(j1.job_id(), 0);
     j1.retire();
+    assert!(!a.has_free_job_record());
+    assert!(matches!(
+        a.publish_job_bytes("three", b"", &[]),
+        Err(ShmError::JobTableFull { capacity: 2 })
+    ));
+    claim.abandon().unwrap();
+    assert!(a.has_free_job_record());
     let j3 = a.publish_job_bytes("three", b"", &[]).unwrap();
     assert!(j3.job_id() > j2.job_id(), "ids are never reused");
     a.remove().unwrap();

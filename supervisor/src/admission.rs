@@ -12,7 +12,7 @@ use cuzk_epilogue::{check_aggregation_srs, load_verifying_key};
 use cuzk_kernels::synthetic::SyntheticShape;
 use cuzk_shm_layout::job::MAX_PARTITIONS;
 use cuzk_shm_layout::timeline::names;
-use cuzk_shm_layout::{Arena, At, JobView, PartitionShape, SlotState, Timeline};
+use cuzk_shm_layout::{Arena, At, PartitionShape, SlotState, Timeline};
 use cuzk_stage_common::{BG2Stage, JobSpec, SyntheticJob};
 use cuzk_synthesis::{params_path, with_porep_circuits, CircuitsVisitor, PorepCircuits};
 use filecoin_proofs::MerkleTreeTrait;
@@ -20,14 +20,13 @@ use filecoin_proofs::MerkleTreeTrait;
 use crate::instance::shape_of_params;
 
 /// Whether the pipeline wants another job: only when a slot is free, every active job's
-/// partitions are all taken (so synthesis would otherwise idle) and the job table has
-/// room. Files wait in incoming/ until then, where an operator sees them as queued, and a
-/// drain has only the jobs in the slots to finish.
+/// partitions are all taken (so synthesis would otherwise idle) and the job table has a
+/// record to publish it in. Files wait in incoming/ until then, where an operator sees
+/// them as queued, and a drain has only the jobs in the slots to finish.
 pub fn wants_job(arena: &Arena) -> bool {
-    let active: Vec<JobView<'_>> = arena.active_jobs().collect();
     arena.census()[SlotState::Free as usize] > 0
-        && active.len() < arena.job_capacity() as usize
-        && !active.iter().any(|j| j.has_untaken_partition())
+        && arena.has_free_job_record()
+        && !arena.active_jobs().any(|j| j.has_untaken_partition())
 }
 
 /// What became of a file in incoming/.
