@@ -10,6 +10,18 @@ use cudarc::driver::{sys, CudaContext};
 use super::error::Step;
 use super::GpuError;
 
+/// cuMemHostRegister's flags: PORTABLE so any context may use the pages, READ_ONLY for a
+/// read-only mapping (CUDA refuses to register a read-only mapping without it on hosts whose devices do
+/// not use the host's page tables: x86 with an H100 or H200).
+pub fn host_register_flags(read_only: bool) -> u32 {
+    use cudarc::driver::sys::{CU_MEMHOSTREGISTER_PORTABLE, CU_MEMHOSTREGISTER_READ_ONLY};
+    if read_only {
+        CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_READ_ONLY
+    } else {
+        CU_MEMHOSTREGISTER_PORTABLE
+    }
+}
+
 /// A page-locked range (cuMemHostRegister, portable: every context of the process may DMA
 /// from it), unregistered on drop. Holds the device's primary context, which keeps the
 /// registration alive.
@@ -25,11 +37,16 @@ unsafe impl Send for HostPin {}
 
 impl HostPin {
     /// Page-locks the whole pages holding `ptr..ptr + len` through device `ordinal`'s primary
-    /// context.
+    /// context; `read_only` when the process maps them read-only.
     ///
     /// # Safety
     /// The range must be a live mapping that stays mapped until the pin is dropped.
-    pub unsafe fn new(ordinal: usize, ptr: *mut u8, len: usize) -> Result<Self, GpuError> {
+    pub unsafe fn new(
+        ordinal: usize,
+        ptr: *mut u8,
+        len: usize,
+        read_only: bool,
+    ) -> Result<Self, GpuError> {
         const PAGE: usize = 4096;
         let start = ptr as usize & !(PAGE - 1);
         let len = (ptr as usize + len).next_multiple_of(PAGE) - start;
@@ -37,7 +54,7 @@ impl HostPin {
         ctx.bind_to_thread().step("bind context")?;
         // SAFETY: the caller's contract; the range is whole pages of that mapping.
         unsafe {
-            sys::cuMemHostRegister_v2(start as *mut _, len, sys::CU_MEMHOSTREGISTER_PORTABLE)
+            sys::cuMemHostRegister_v2(start as *mut _, len, host_register_flags(read_only))
                 .result()
                 .step("register host memory")?;
         }

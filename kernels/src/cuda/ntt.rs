@@ -314,7 +314,9 @@ impl NttTables {
         let at = host.len() * FR_BYTES;
         dev.upload(self.buf.at(at), self.buf.bytes - at, &shoup, dev.copy)?;
         dev.sync(dev.copy)?;
-        self.log_n = Some(log_n);
+        // Ready only once every table is made: set before a full table's launch that then
+        // failed, a retry would take the half-made tables for this domain's.
+        self.log_n = None;
         if self.full.is_some() {
             // Filled on the device from the two-level tables just uploaded.
             let last_r = *pass_plan(log_n).last().unwrap();
@@ -343,6 +345,7 @@ impl NttTables {
             }
             dev.sync(dev.compute)?;
         }
+        self.log_n = Some(log_n);
         Ok(())
     }
 }

@@ -9,6 +9,7 @@ use allocate::{BeforeAlloc, PairBufs};
 mod ceilings;
 mod check;
 mod describe;
+mod host_register;
 mod inputs;
 mod lagrange_sums;
 mod made;
@@ -365,35 +366,6 @@ impl GpuProver {
         self.g2.as_ref().map(|g| g.bases)
     }
 
-    /// Page-locks host memory the uploads read from (cuMemHostRegister), so copies from it
-    /// are DMA at full speed and truly asynchronous.
-    ///
-    /// # Safety
-    /// `ptr..ptr + len` must be a live mapping that stays mapped until this prover is dropped.
-    pub unsafe fn register_host(&mut self, ptr: *mut u8, len: usize) -> Result<(), GpuError> {
-        use super::error::Step;
-        self.dev.ctx.bind_to_thread().step("bind context")?;
-        // Whole pages: the range widens to page boundaries (pages holding mapped bytes are
-        // mapped), so heap buffers that are not page-aligned register too. Ranges sharing a
-        // page with an earlier registration fail (CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED).
-        const PAGE: usize = 4096;
-        let start = ptr as usize & !(PAGE - 1);
-        let len = (ptr as usize + len).next_multiple_of(PAGE) - start;
-        let ptr = start as *mut u8;
-        // SAFETY: the caller's contract; PORTABLE so any context may use it.
-        unsafe {
-            cudarc::driver::sys::cuMemHostRegister_v2(
-                ptr as *mut _,
-                len,
-                cudarc::driver::sys::CU_MEMHOSTREGISTER_PORTABLE,
-            )
-            .result()
-            .step("register host memory")?;
-        }
-        self.registered.push(ptr as usize);
-        Ok(())
-    }
-
     /// H, L, A, B_G1 (and B_G2 when `p.b_g2`) of one partition; equal to the CPU path
     /// (`groth16::prove`) exactly.
     pub fn prove(&mut self, p: &GpuPartition<'_>) -> Result<(GpuResults, GpuTimings), GpuError> {
@@ -422,10 +394,36 @@ impl GpuProver {
     ) -> Result<(GpuResults, GpuTimings), GpuError> {
         let preloaded = self.preloaded.take();
         let r = self.prove_inner(p, key, preloaded, ahead);
-        if r.is_err() {
+        if let Err(e) = r {
             self.preloaded = None;
+            return Err(self.drained(e));
         }
         r
+    }
+
+    /// After a failed call: waits for what the call left queued on both streams, so that a
+    /// retry's uploads do not land under its last transforms (the next call's copies do not
+    /// wait for the compute stream). A wait that fails says the context is lost, whatever
+    /// the first error said: not every lost context comes with an error CUDA calls sticky.
+    fn drained(&self, e: GpuError) -> GpuError {
+        if !e.context_usable() {
+            return e; // nothing to wait on
+        }
+        let waited = self
+            .dev
+            .sync(self.dev.compute)
+            .and_then(|()| self.dev.sync(self.dev.copy));
+        let lost = |step, driver| GpuError::Cuda {
+            step,
+            driver,
+            context_usable: false,
+        };
+        match (e, waited) {
+            (e, Ok(())) => e,
+            (GpuError::Cuda { step, driver, .. }, Err(_)) => lost(step, driver),
+            (_, Err(GpuError::Cuda { step, driver, .. })) => lost(step, driver),
+            (_, Err(other)) => other,
+        }
     }
 
     fn prove_inner<'n>(

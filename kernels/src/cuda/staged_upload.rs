@@ -36,7 +36,7 @@ impl Staging {
         let mut buf = MmapMut::map_anon(2 * CHUNK)
             .map_err(|e| GpuError::Input(format!("mapping upload staging buffers: {e}")))?;
         // SAFETY: `buf` is this struct's own mapping and outlives `_pin` (field order).
-        let pin = unsafe { HostPin::new(ordinal, buf.as_mut_ptr(), buf.len())? };
+        let pin = unsafe { HostPin::new(ordinal, buf.as_mut_ptr(), buf.len(), false)? };
         Ok(Staging {
             _pin: pin,
             buf,

@@ -64,7 +64,7 @@ impl CudaDevice {
                 // SAFETY: the arena mapping lives as long as this process's Arena (the whole
                 // stage process, which drops this device first) and is never unmapped while
                 // the pin exists.
-                let pin = unsafe { HostPin::new(ordinal, at as *mut u8, len) };
+                let pin = unsafe { HostPin::new(ordinal, at as *mut u8, len, false) };
                 pin.map(|p| (p, started.elapsed()))
             })
             .context("starting the arena page-locking thread")?;
@@ -95,13 +95,13 @@ impl CudaDevice {
                 b_g2,
             };
             let (d, log, n) = (self.ordinal, self.max_domain_log2, self.max_scalars);
-            let mut p = match GpuProver::new(d, log, n, bases(want_g2.then_some(srs.b_g2))) {
+            let mut p = match new_prover(d, log, n, bases(want_g2.then_some(srs.b_g2))) {
                 Err(GpuError::OutOfMemory(why)) if want_g2 => {
                     eprintln!(
                         "cuzk-gpu: cuda:{d}: the B_G2 bases do not fit beside the G1 bases ({why}); B_G2 runs on this process's CPU threads"
                     );
                     self.held.b_g2_on_cpu = Some(key);
-                    GpuProver::new(d, log, n, bases(None))?
+                    new_prover(d, log, n, bases(None))?
                 }
                 made => made?,
             };
@@ -128,10 +128,20 @@ impl CudaDevice {
                     // stay pageable (copied through staging, still correct).
                     let start = (bytes.as_ptr() as usize).next_multiple_of(4096);
                     let end = (bytes.as_ptr() as usize + bytes.len()) & !4095;
-                    if end > start {
-                        // SAFETY: the SRS segment stays mapped while this process serves
-                        // (SrsCache keeps every segment it opened), so as long as the prover.
-                        unsafe { p.register_host(start as *mut u8, end - start)? };
+                    if end <= start {
+                        continue;
+                    }
+                    // SAFETY: the SRS segment stays mapped while this process serves
+                    // (SrsCache keeps every segment it opened), so as long as the prover.
+                    // Read-only: the segment is mapped so.
+                    let pinned = unsafe { p.register_host(start as *mut u8, end - start, true) };
+                    if let Err(e) = pinned {
+                        // Pinning only speeds the copies (a locked-memory limit, a driver
+                        // that refuses): the pieces upload from pageable memory as well.
+                        eprintln!(
+                            "cuzk-gpu: cuda:{d}: the SRS could not be page-locked ({e}); its bases stream from pageable memory, correct but slower"
+                        );
+                        break;
                     }
                 }
                 self.setup.push(("setup_pin_srs", started.elapsed()));
@@ -140,6 +150,26 @@ impl CudaDevice {
             self.held.prover = Some((key, p));
         }
         Ok(&mut self.held.prover.as_mut().expect("just made").1)
+    }
+}
+
+/// `GpuProver::new`, or with `CUZK_GPU_STREAM_MIB` set a prover that streams its bases
+/// through two buffers of that many MiB whatever the device holds: a check of the streaming
+/// path (the SRS page-locked read-only, pieces uploaded while the previous ones sum) on a
+/// device that holds the key (supervisor/h200/pipeline.sh with STREAM_MIB).
+fn new_prover(
+    ordinal: usize,
+    max_domain_log2: u32,
+    max_scalars: usize,
+    bases: ResidentBases<'_>,
+) -> Result<GpuProver, GpuError> {
+    let forced = std::env::var("CUZK_GPU_STREAM_MIB")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&mib| mib > 0);
+    match forced {
+        Some(mib) => GpuProver::streaming(ordinal, max_domain_log2, max_scalars, bases, mib << 20),
+        None => GpuProver::new(ordinal, max_domain_log2, max_scalars, bases),
     }
 }
 

@@ -11,6 +11,8 @@
 //! every forward result against the shared-memory kernel's.
 //! `cuzk-gpu-check upload`: the resident SRS upload (41 GB of G1 bases), pageable against
 //! page-locked staging, each checked by downloading it again.
+//! `cuzk-gpu-check host-register`: a read-only file mapping page-locked without and with
+//! CU_MEMHOSTREGISTER_READ_ONLY (the gpu stage's SRS when its bases stream).
 //! `cuzk-gpu-check msm-g2`: the B_G2 MSM (`GpuG2Msm`) against the CPU: Fp2 and G2 layers,
 //! dense MSMs 2^10..2^MAX, every window width, a plan with edge cases, then the 32 GiB
 //! B_G2 shape (~3.3 M full-width terms + ~14.9 M ones over ~33 M bases) timed against the
@@ -31,6 +33,7 @@ mod ceilings;
 mod correctness;
 mod folded;
 mod g2;
+mod host_register;
 mod lagrange;
 mod scale;
 mod start;
@@ -40,6 +43,7 @@ use c_from_ab::c_from_ab_check;
 use ceilings::ceilings;
 use correctness::correctness;
 use g2::msm_g2;
+use host_register::host_register;
 use lagrange::lagrange;
 use scale::{accum_variants, msm_once, msm_variants, ntt_best_of_3, ntt_only, scale, sweep};
 use start::start;
@@ -256,6 +260,7 @@ fn main() {
         "ntt" => ntt_only(seed, &mut rep),
         "ceilings" => ceilings(seed, &mut rep),
         "upload" => upload(seed, &mut rep),
+        "host-register" => host_register(&mut rep),
         "msm-g2" => msm_g2(seed, max_msm_log, &mut rep),
         "compile" => cuzk_kernels::cuda::source::compile().map(|c| {
             println!("PTX {} bytes, CUBIN {} bytes", c.ptx.len(), c.cubin.len());

@@ -56,7 +56,7 @@ pub(crate) fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
         let mut reg = |ptr: *const u8, len: usize| {
             // SAFETY: the buffers belong to `part`, which outlives `gpu` (dropped first at
             // the end of this function) and is never reallocated.
-            match unsafe { gpu.register_host(ptr as *mut u8, len) } {
+            match unsafe { gpu.register_host(ptr as *mut u8, len, false) } {
                 Ok(()) => pinned += len,
                 Err(e) => println!("register_host: {e}"),
             }
@@ -265,7 +265,7 @@ pub(crate) fn scale(seed: u64, rep: &mut Report) -> Result<(), GpuError> {
     ] {
         // SAFETY: the vectors outlive `sp` (dropped at the end of this function, before
         // them) and are never reallocated.
-        match unsafe { sp.register_host(ptr as *mut u8, len) } {
+        match unsafe { sp.register_host(ptr as *mut u8, len, false) } {
             Ok(()) => pinned += len,
             Err(e) => println!("register_host: {e}"),
         }
