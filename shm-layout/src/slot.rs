@@ -48,7 +48,8 @@ impl SlotHeader {
 /// Exclusive ownership of one slot in a busy state, held by this process.
 ///
 /// Dropping an unfinished claim abandons it: the slot goes back to the state it was
-/// claimed from, with a new generation, so another process redoes the work.
+/// claimed from, with a new generation, so another process redoes the work. Dropped by a
+/// panic's unwinding, it is left to recovery instead (see its `Drop`).
 #[derive(Debug)]
 pub struct SlotClaim<'a> {
     arena: &'a Arena,

@@ -21,6 +21,7 @@ mod progress;
 mod prove;
 mod run;
 mod sd_notify;
+mod stalled;
 mod status;
 mod topology;
 mod trouble;

@@ -21,6 +21,7 @@ use crate::admission::{admit, retire_failed, wants_job, Admitted};
 use crate::children::Children;
 use crate::config::{Config, Overrides, StageKind};
 use crate::instance::{shape_of_params, InstanceLock, InstanceNames};
+use crate::stalled::{StallWatch, STALLED_AFTER};
 use crate::status::{Snapshot, Status, Throughput};
 use crate::topology::Topology;
 use crate::trouble::Trouble;
@@ -185,6 +186,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let watchdog = sd_notify::watchdog_interval();
     let mut last_watchdog = Instant::now();
     let mut trouble = Trouble::default();
+    let mut stall_watch = StallWatch::default();
     // Refused files failed/ could not take yet: their working/ path and reason.
     let mut unmoved: Vec<(PathBuf, String)> = Vec::new();
     loop {
@@ -363,6 +365,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
 
         if last_status.elapsed() >= Duration::from_secs(1) {
             last_status = Instant::now();
+            let stalled =
+                stall_watch.check(&arena, cuzk_shm_layout::clock::unix_ns(), STALLED_AFTER);
+            let said: Vec<String> = trouble
+                .summary()
+                .into_iter()
+                .chain(stalled.iter().map(|s| format!("{s}: hung?")))
+                .collect();
             let status = Status::collect(
                 Snapshot {
                     arena: &arena,
@@ -370,7 +379,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
                     data_dir: &config.data_dir,
                     queued,
                     draining,
-                    trouble: trouble.summary(),
+                    trouble: (!said.is_empty()).then(|| said.join("; ")),
                 },
                 &mut throughput,
             );
@@ -399,8 +408,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 status.jobs.len(),
                 status.done_total,
                 status.failed_total,
-                trouble
-                    .summary()
+                status
+                    .trouble
+                    .as_ref()
                     .map_or(String::new(), |t| format!("; {t}"))
             ));
         }

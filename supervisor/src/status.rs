@@ -29,7 +29,8 @@ pub struct Status {
     /// Jobs finished in the last ten minutes, per minute.
     pub throughput_per_min: f64,
     /// What of the supervisor's own work is failing now (a drop directory it cannot
-    /// write, a stage it cannot start; trouble.rs), if anything.
+    /// write, a stage it cannot start; trouble.rs) and the slots a live stage has held too
+    /// long (stalled.rs), if anything.
     #[serde(default)]
     pub trouble: Option<String>,
 }
