@@ -55,6 +55,20 @@ impl Arena {
             .filter(|job| job.finisher() == pid && job.take_left_unwritten())
             .map(|job| job.job_id())
             .collect();
+        // Of the slots it held past synthesis, only the one it took first is its work when
+        // it died: a process proves one partition at a time, and a slot held beyond that
+        // (the gpu stage's next partition, taken ahead while the current one computes)
+        // had no part in its death. Counted too, a partition that kept landing in the
+        // slot taken ahead of one that crashes the device would fail a healthy job.
+        let working_on = (0..self.slot_count())
+            .filter(|&slot| {
+                let w = self.slot_header(slot).load();
+                w.state.is_busy() && w.owner_pid == pid
+            })
+            .min_by_key(|&slot| {
+                let header = self.slot_header(slot);
+                header.entered_unix_ns[header.load().state as usize].load(Ordering::Relaxed)
+            });
         for slot in 0..self.slot_count() {
             let header = self.slot_header(slot);
             loop {
@@ -84,7 +98,7 @@ impl Arena {
                             header.job_id.load(Ordering::Relaxed),
                             header.partition.load(Ordering::Relaxed),
                         );
-                        let counted = !left_unwritten.contains(&job_id);
+                        let counted = !left_unwritten.contains(&job_id) && working_on == Some(slot);
                         if let Some(job) = self.job(job_id).ok().filter(|_| counted) {
                             let _ = job.note_lost_attempt(
                                 p,

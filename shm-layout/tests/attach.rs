@@ -269,6 +269,45 @@ fn orphans_of_dead_owners_go_back_one_state() {
     a.remove().unwrap();
 }
 
+/// A gpu process that dies holding the partition it proves and the next one, taken
+/// ahead: both slots go back, and only the first counts a lost attempt against its
+/// partition (the one taken ahead had no part in the death).
+#[test]
+fn a_dead_gpu_process_counts_only_the_partition_it_was_proving() {
+    use std::sync::atomic::Ordering;
+    let env = TestEnv::new("ahead");
+    let a = env.create_arena(shape(), 3);
+    let job = a.publish_job("j.json", &0u8, &[0u8; 2]).unwrap();
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    gone.wait().unwrap();
+    let dead = gone.id();
+    // Slot 2 entered Proving first (the current partition, 1), slot 0 later (ahead, 0).
+    for (slot, partition, entered) in [(2u32, 1u32, 1_000u64), (0, 0, 2_000)] {
+        let h = a.slot_header(slot);
+        h.job_id.store(job.job_id(), Ordering::Relaxed);
+        h.partition.store(partition, Ordering::Relaxed);
+        h.entered_unix_ns[SlotState::Proving as usize].store(entered, Ordering::Relaxed);
+        let w = cuzk_shm_layout::SlotWord {
+            state: SlotState::Proving,
+            owner_pid: dead,
+            generation: 5,
+        };
+        h.word.store(w.pack(), Ordering::Release);
+    }
+    let report = a.recover_dead_owner(dead).unwrap();
+    assert_eq!(report.returned.len(), 2);
+    for slot in [0, 2] {
+        assert_eq!(a.slot_word(slot).state, SlotState::Prepped);
+    }
+    assert_eq!(
+        job.lost_attempts(1).unwrap(),
+        1,
+        "the partition it was proving"
+    );
+    assert_eq!(job.lost_attempts(0).unwrap(), 0, "the one taken ahead");
+    a.remove().unwrap();
+}
+
 #[test]
 fn partitions_are_taken_once_and_released_by_slot() {
     let env = TestEnv::new("take");
