@@ -265,10 +265,15 @@ impl Arena {
             return false;
         }
         let last = rec.job_id.load(Ordering::Relaxed);
+        // Free slots, and slots just claimed for synthesis, keep the id of the job they
+        // held before until they name their new one: no stage works on a retired job there
+        // (synthesis takes partitions of active jobs only).
         last == 0
             || !(0..self.slot_count()).any(|slot| {
                 let header = self.slot_header(slot);
-                header.load().state != crate::SlotState::Free
+                let state = header.load().state;
+                state != crate::SlotState::Free
+                    && state != crate::SlotState::Synthesizing
                     && header.job_id.load(Ordering::Relaxed) == last
             })
     }

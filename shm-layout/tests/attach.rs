@@ -198,18 +198,31 @@ fn job_table_limits_are_errors() {
         Err(ShmError::JobTableFull { capacity: 2 })
     ));
     // A slot still refers to job one after it is retired (a stage redoing a dead one's
-    // partition): its record is not reused under that stage until the slot lets go.
+    // partition): its record is not reused under the stages until the slot is Free.
     let mut claim = a.try_claim(0, SlotState::Free, None).unwrap();
     claim.set_partition(j1.job_id(), 0);
+    let mut d = claim.complete().unwrap();
     j1.retire();
     assert!(!a.has_free_job_record());
     assert!(matches!(
         a.publish_job_bytes("three", b"", &[]),
         Err(ShmError::JobTableFull { capacity: 2 })
     ));
-    claim.abandon().unwrap();
+    while d.state() != Some(SlotState::Free) {
+        let state = d.state().unwrap();
+        d = a
+            .try_claim(0, state, Some(d.generation))
+            .unwrap()
+            .complete()
+            .unwrap();
+    }
+    assert!(a.has_free_job_record());
+    // A slot just claimed for synthesis still names job one until it names its new job:
+    // that blocks nothing.
+    let synthesizing = a.try_claim(0, SlotState::Free, Some(d.generation)).unwrap();
     assert!(a.has_free_job_record());
     let j3 = a.publish_job_bytes("three", b"", &[]).unwrap();
+    drop(synthesizing);
     assert!(j3.job_id() > j2.job_id(), "ids are never reused");
     a.remove().unwrap();
 }

@@ -45,10 +45,15 @@ impl std::fmt::Display for Stalled {
     }
 }
 
-/// The holds already told, by (slot, generation): a new claim of the slot is a new hold.
+/// The holds seen past the limit, by (slot, generation): a new claim of the slot is a new
+/// hold.
 #[derive(Default)]
 pub struct StallWatch {
     told: BTreeSet<(u32, u32)>,
+    /// Seen past the limit once, not yet told: a hold is told at its second sighting, since
+    /// a claim stores its state's time just after its CAS, and a look between the two reads
+    /// the time of the slot's previous hold in that state.
+    seen: BTreeSet<(u32, u32)>,
 }
 
 impl StallWatch {
@@ -77,17 +82,22 @@ impl StallWatch {
                 held,
             };
             let hold = (slot, word.generation);
+            holds.insert(hold);
+            if !self.seen.contains(&hold) {
+                continue;
+            }
             if !self.told.contains(&hold) {
                 eprintln!(
                     "cuzk: {s}: it may be hung (its log says what it waits for); `kill -9 {}` gives the slot back for a retry, counted against the partition",
                     s.pid
                 );
+                self.told.insert(hold);
             }
-            holds.insert(hold);
             stalled.push(s);
         }
-        // Holds that ended are forgotten: the told set stays as small as the slots.
-        self.told = holds;
+        // Holds that ended are forgotten: both sets stay as small as the slots.
+        self.told.retain(|h| holds.contains(h));
+        self.seen = holds;
         stalled
     }
 }
@@ -109,6 +119,8 @@ mod tests {
         let minute = Duration::from_secs(60);
         let at = |d: Duration| entered + d.as_nanos() as u64;
         assert!(watch.check(&arena, at(minute), 2 * minute).is_empty());
+        // Past the limit: told at the second look, not the first.
+        assert!(watch.check(&arena, at(3 * minute), 2 * minute).is_empty());
         let stalled = watch.check(&arena, at(3 * minute), 2 * minute);
         assert_eq!(stalled.len(), 1, "{stalled:?}");
         assert_eq!(
@@ -123,7 +135,10 @@ mod tests {
         assert_eq!(watch.told.len(), 1);
         claim.abandon().unwrap();
         assert!(watch.check(&arena, at(10 * minute), 2 * minute).is_empty());
-        assert!(watch.told.is_empty(), "the ended hold is forgotten");
+        assert!(
+            watch.told.is_empty() && watch.seen.is_empty(),
+            "the ended hold is forgotten"
+        );
         arena.remove().unwrap();
     }
 }

@@ -227,8 +227,13 @@ impl NttTables {
     }
 
     fn table(&self, which: usize) -> CUdeviceptr {
-        let b = table_bits(self.log_n.unwrap());
-        self.buf.at(which * (1usize << b) * FR_BYTES)
+        self.table_at(self.log_n.unwrap(), which)
+    }
+
+    /// `table` for the domain 2^log_n, which `prepare` is making (not yet ready).
+    fn table_at(&self, log_n: u32, which: usize) -> CUdeviceptr {
+        self.buf
+            .at(which * (1usize << table_bits(log_n)) * FR_BYTES)
     }
 
     fn small(&self, inverse: bool, log_r: u32) -> CUdeviceptr {
@@ -256,6 +261,9 @@ impl NttTables {
         if self.log_n == Some(log_n) {
             return Ok(());
         }
+        // The uploads below overwrite the tables: none is ready until every one is made, so
+        // a step that fails leaves no domain's tables taken for ready by a retry.
+        self.log_n = None;
         let n = 1usize << log_n;
         let b = table_bits(log_n);
         let len = 1usize << b;
@@ -314,9 +322,6 @@ impl NttTables {
         let at = host.len() * FR_BYTES;
         dev.upload(self.buf.at(at), self.buf.bytes - at, &shoup, dev.copy)?;
         dev.sync(dev.copy)?;
-        // Ready only once every table is made: set before a full table's launch that then
-        // failed, a retry would take the half-made tables for this domain's.
-        self.log_n = None;
         if self.full.is_some() {
             // Filled on the device from the two-level tables just uploaded.
             let last_r = *pass_plan(log_n).last().unwrap();
@@ -326,7 +331,7 @@ impl NttTables {
                 (F_FINAL, T_FINAL, 0),
             ] {
                 let out = self.full_at(which).expect("held");
-                let (lo, hi) = (self.table(tb), self.table(tb + 1));
+                let (lo, hi) = (self.table_at(log_n, tb), self.table_at(log_n, tb + 1));
                 let mut a = args![out, lo, hi, b, log_n, log_r];
                 let blocks = (n / 256).clamp(1, 1 << 16) as u32;
                 // SAFETY: the arguments match `ntt_full_table`; `out` holds 2^max_log ≥ n

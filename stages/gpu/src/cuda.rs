@@ -156,7 +156,7 @@ impl CudaDevice {
 /// `GpuProver::new`, or with `CUZK_GPU_STREAM_MIB` set a prover that streams its bases
 /// through two buffers of that many MiB whatever the device holds: a check of the streaming
 /// path (the SRS page-locked read-only, pieces uploaded while the previous ones sum) on a
-/// device that holds the key (supervisor/h200/pipeline.sh with STREAM_MIB).
+/// device that holds the key (supervisor/h200/streaming.sh).
 fn new_prover(
     ordinal: usize,
     max_domain_log2: u32,
