@@ -116,33 +116,38 @@ impl CudaDevice {
                 );
                 let started = std::time::Instant::now();
                 let g2: &[blstrs::G2Affine] = if p.has_b_g2() { srs.b_g2 } else { &[] };
-                for bytes in [
+                // One range over every base vector (they lie in one segment mapping), whole
+                // pages: a piece's copy must read wholly page-locked memory or wholly
+                // pageable memory. The driver refuses a copy whose host range is partly
+                // registered (CUDA_ERROR_INVALID_VALUE, on an H100 2026-12-07), which is
+                // what each vector's inner pages alone gave every piece at an edge.
+                let spans = [
                     as_bytes(srs.h),
                     as_bytes(srs.l),
                     as_bytes(srs.a),
                     as_bytes(srs.b_g1),
                     as_bytes(g2),
-                ] {
-                    // Whole pages inside the slice only: neighbouring slices of the SRS
-                    // segment may share an edge page, which CUDA registers once. The edges
-                    // stay pageable (copied through staging, still correct).
-                    let start = (bytes.as_ptr() as usize).next_multiple_of(4096);
-                    let end = (bytes.as_ptr() as usize + bytes.len()) & !4095;
-                    if end <= start {
-                        continue;
-                    }
-                    // SAFETY: the SRS segment stays mapped while this process serves
-                    // (SrsCache keeps every segment it opened), so as long as the prover.
-                    // Read-only: the segment is mapped so.
-                    let pinned = unsafe { p.register_host(start as *mut u8, end - start, true) };
-                    if let Err(e) = pinned {
-                        // Pinning only speeds the copies (a locked-memory limit, a driver
-                        // that refuses): the pieces upload from pageable memory as well.
-                        eprintln!(
-                            "cuzk-gpu: cuda:{d}: the SRS could not be page-locked ({e}); its bases stream from pageable memory, correct but slower"
-                        );
-                        break;
-                    }
+                ]
+                .into_iter()
+                .filter(|b| !b.is_empty())
+                .map(|b| (b.as_ptr() as usize, b.as_ptr() as usize + b.len()));
+                let (lo, hi) =
+                    spans.fold((usize::MAX, 0), |(lo, hi), (s, e)| (lo.min(s), hi.max(e)));
+                // SAFETY: the SRS segment stays mapped while this process serves (SrsCache
+                // keeps every segment it opened), so as long as the prover; the pages
+                // register_host widens the range to are the segment's own. Read-only: the
+                // segment is mapped so.
+                let pinned = if hi > lo {
+                    unsafe { p.register_host(lo as *mut u8, hi - lo, true) }
+                } else {
+                    Ok(())
+                };
+                if let Err(e) = pinned {
+                    // Pinning only speeds the copies (a locked-memory limit, a driver that
+                    // refuses): the pieces upload from pageable memory as well.
+                    eprintln!(
+                        "cuzk-gpu: cuda:{d}: the SRS could not be page-locked ({e}); its bases stream from pageable memory, correct but slower"
+                    );
                 }
                 self.setup.push(("setup_pin_srs", started.elapsed()));
             }

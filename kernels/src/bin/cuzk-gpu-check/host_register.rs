@@ -38,5 +38,61 @@ pub(crate) fn host_register(rep: &mut Report) -> Result<(), GpuError> {
         let ok = read_only.then_some(pinned.is_ok());
         rep.row(&what, ok, took, 0.0, &note);
     }
+    copies_across_a_registered_range(&map, rep)
+}
+
+/// Uploads from inside, outside and across a page-locked range of the same mapping: the
+/// gpu stage once registered only each base vector's inner pages, and every streamed
+/// piece that began in an edge page failed with CUDA_ERROR_INVALID_VALUE.
+fn copies_across_a_registered_range(map: &[u8], rep: &mut Report) -> Result<(), GpuError> {
+    use cudarc::driver::result;
+    const PAGE: usize = 4096;
+    let n = map.len();
+    // SAFETY: `map` stays mapped until after `pin` is dropped at the end of this function.
+    let pin = unsafe { HostPin::new(0, map[4 * PAGE..].as_ptr() as *mut u8, n - 8 * PAGE, true)? };
+    let err = |e: result::DriverError| GpuError::Input(format!("{e:?}"));
+    // SAFETY: a plain allocation in the context HostPin::new bound to this thread.
+    let dst = unsafe { result::malloc_sync(n) }.map_err(err)?;
+    let cases = [
+        (
+            "upload from registered pages only",
+            8 * PAGE..16 * PAGE,
+            true,
+        ),
+        ("upload from pageable pages only", 0..2 * PAGE, true),
+        (
+            "upload across the registered range's first page",
+            2 * PAGE..6 * PAGE,
+            false,
+        ),
+        (
+            "upload of the whole mapping, registered in part",
+            0..n,
+            false,
+        ),
+    ];
+    for (what, range, must) in cases {
+        let t = Instant::now();
+        // SAFETY: dst holds n bytes; the source is mapped; the null stream is the context's
+        // legacy default stream, synchronized before the source's next use.
+        let done = unsafe { result::memcpy_htod_async(dst, &map[range], std::ptr::null_mut()) }
+            .and_then(|()| unsafe { result::stream::synchronize(std::ptr::null_mut()) });
+        let note = match &done {
+            Ok(()) => "copied".to_string(),
+            Err(e) => format!("refused: {e:?}"),
+        };
+        // The copies the gpu stage makes now must work; the others say what the driver
+        // does with a range partly registered.
+        rep.row(
+            what,
+            must.then_some(done.is_ok()),
+            ms(t.elapsed()),
+            0.0,
+            &note,
+        );
+    }
+    // SAFETY: allocated above; no copy is in flight (synchronized).
+    unsafe { result::free_sync(dst) }.map_err(err)?;
+    drop(pin);
     Ok(())
 }
