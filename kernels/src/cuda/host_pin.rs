@@ -31,10 +31,6 @@ pub struct HostPin {
     len: usize,
 }
 
-// SAFETY: the pin owns its registration and a reference to the primary context; CUDA driver
-// calls on them are valid from any thread once the context is bound (Drop binds it).
-unsafe impl Send for HostPin {}
-
 impl HostPin {
     /// Page-locks the whole pages holding `ptr..ptr + len` through device `ordinal`'s primary
     /// context; `read_only` when the process maps them read-only.
@@ -47,10 +43,30 @@ impl HostPin {
         len: usize,
         read_only: bool,
     ) -> Result<Self, GpuError> {
-        const PAGE: usize = 4096;
-        let start = ptr as usize & !(PAGE - 1);
-        let len = (ptr as usize + len).next_multiple_of(PAGE) - start;
         let ctx = CudaContext::new(ordinal).step("open device")?;
+        // SAFETY: the caller's contract.
+        unsafe { Self::in_context(ctx, ptr, len, read_only) }
+    }
+
+    /// As [`HostPin::new`], through a context the caller already holds (a prover's).
+    ///
+    /// # Safety
+    /// The range must be a live mapping that stays mapped until the pin is dropped.
+    pub(crate) unsafe fn in_context(
+        ctx: Arc<CudaContext>,
+        ptr: *mut u8,
+        len: usize,
+        read_only: bool,
+    ) -> Result<Self, GpuError> {
+        // Whole pages: the range widens to page boundaries (pages holding mapped bytes are
+        // mapped), so buffers that are not page-aligned register too. A range sharing a page
+        // with an earlier registration fails (CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED).
+        if len == 0 {
+            return Err(GpuError::Input("page-locking an empty range".into()));
+        }
+        let page = page_size();
+        let start = ptr as usize & !(page - 1);
+        let len = (ptr as usize + len).next_multiple_of(page) - start;
         ctx.bind_to_thread().step("bind context")?;
         // SAFETY: the caller's contract; the range is whole pages of that mapping.
         unsafe {
@@ -69,6 +85,18 @@ impl HostPin {
     /// Whether the range is empty.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+}
+
+/// The host's page size (4 KiB on x86; 64 KiB on some aarch64 hosts, where widening to 4 KiB
+/// would not reach a page boundary).
+fn page_size() -> usize {
+    // SAFETY: sysconf reads a constant of the system; no memory is passed.
+    let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if n > 0 {
+        n as usize
+    } else {
+        4096
     }
 }
 

@@ -27,6 +27,7 @@ use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
 use group::Group;
 
 use super::device::{DevBuf, Device, Event};
+use super::host_pin::HostPin;
 use super::lagrange::{self, CKinds};
 use super::layout::{Xyzz, Xyzz2, G2_AFFINE_BYTES};
 use super::memory_plan::{LagrangeBases, MemoryPlan, SLOT};
@@ -119,7 +120,9 @@ pub struct GpuProver {
     /// The recorded R1CS `Evals::FromR1cs` partitions' a and b are made from.
     r1cs: Option<ResidentForm>,
     ev: [Event; 23],
-    registered: Vec<usize>,
+    /// Host ranges page-locked for this prover's uploads (`register_host`), unregistered
+    /// as it drops, after the streams' last copies (every `prove` ends synced or drained).
+    pins: Vec<HostPin>,
     /// Last: dropped after the events (fields drop in declaration order).
     dev: Device,
 }
@@ -741,16 +744,6 @@ impl GpuProver {
             b_g2,
         };
         Ok((r, t))
-    }
-}
-
-impl Drop for GpuProver {
-    fn drop(&mut self) {
-        let _ = self.dev.ctx.bind_to_thread();
-        for &p in &self.registered {
-            // SAFETY: registered by register_host and still mapped (its contract).
-            let _ = unsafe { cudarc::driver::sys::cuMemHostUnregister(p as *mut _) };
-        }
     }
 }
 

@@ -193,6 +193,19 @@ enum ArenaPin {
     Unpinned,
 }
 
+impl Drop for CudaDevice {
+    /// A device dropped while its arena is still being page-locked (a set-up error before
+    /// the first partition) waits for that thread: detached, its pin would be unregistered
+    /// whenever the thread ended, perhaps after the arena was unmapped.
+    fn drop(&mut self) {
+        if let ArenaPin::Pending(handle) =
+            std::mem::replace(&mut self.arena_pin, ArenaPin::Unpinned)
+        {
+            let _ = handle.join();
+        }
+    }
+}
+
 impl CudaDevice {
     /// Waits for the arena's page-locking if it is still running (reported as a set-up step
     /// of the partition that waited: how long it waited, and how long pinning took).

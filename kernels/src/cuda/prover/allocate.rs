@@ -157,7 +157,7 @@ impl GpuProver {
             lagrange,
             r1cs: None,
             ev,
-            registered: Vec::new(),
+            pins: Vec::new(),
         })
     }
 

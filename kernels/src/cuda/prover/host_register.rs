@@ -1,6 +1,6 @@
 //! Host memory page-locked for the prover's uploads (cuMemHostRegister).
 
-use super::super::host_pin::host_register_flags;
+use super::super::host_pin::HostPin;
 use super::{GpuError, GpuProver};
 
 impl GpuProver {
@@ -18,26 +18,10 @@ impl GpuProver {
         len: usize,
         read_only: bool,
     ) -> Result<(), GpuError> {
-        use super::super::error::Step;
-        self.dev.ctx.bind_to_thread().step("bind context")?;
-        // Whole pages: the range widens to page boundaries (pages holding mapped bytes are
-        // mapped), so heap buffers that are not page-aligned register too. Ranges sharing a
-        // page with an earlier registration fail (CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED).
-        const PAGE: usize = 4096;
-        let start = ptr as usize & !(PAGE - 1);
-        let len = (ptr as usize + len).next_multiple_of(PAGE) - start;
-        let ptr = start as *mut u8;
-        // SAFETY: the caller's contract; PORTABLE so any context may use it.
-        unsafe {
-            cudarc::driver::sys::cuMemHostRegister_v2(
-                ptr as *mut _,
-                len,
-                host_register_flags(read_only),
-            )
-            .result()
-            .step("register host memory")?;
-        }
-        self.registered.push(ptr as usize);
+        // SAFETY: the caller's contract: the range stays mapped while this prover (which
+        // holds the pin) lives.
+        let pin = unsafe { HostPin::in_context(self.dev.ctx.clone(), ptr, len, read_only)? };
+        self.pins.push(pin);
         Ok(())
     }
 }

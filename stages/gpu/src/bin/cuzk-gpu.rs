@@ -104,8 +104,10 @@ fn run(args: Args) -> Result<()> {
 struct Serving<'r> {
     rt: &'r StageRuntime,
     to_epilogue: StageSender,
-    srs: SrsCache,
+    /// Before `srs`: fields drop in declaration order, and a prover streaming its bases
+    /// holds the SRS mapping page-locked, so it must unregister before the mapping goes.
     device: Box<dyn PartitionDevice>,
+    srs: SrsCache,
     /// With C folded into L, the jobs' circuit's C, set before their prover is made.
     folded_c: Option<FoldedC>,
     /// With a and b left to the prover, the jobs' recorded R1CS.
