@@ -29,6 +29,15 @@ pub enum C1Error {
         source: std::io::Error,
     },
 
+    #[error("{file}: not read: it is {kind}, and a C1 must be a regular file (links are not followed)")]
+    NotRegularFile { file: PathBuf, kind: &'static str },
+
+    #[error("{file}: the file is empty (a writer that has not finished, or one that failed)")]
+    Empty { file: PathBuf },
+
+    #[error("{file}: not read: {bytes} bytes, more than any C1 file ({max} bytes at most)")]
+    TooLarge { file: PathBuf, bytes: u64, max: u64 },
+
     #[error("{file}: truncated C1 file: {part} ends at line {line} column {column} before its JSON is complete")]
     Truncated {
         file: PathBuf,

@@ -3,6 +3,7 @@
 
 pub mod error;
 pub mod input;
+pub mod open;
 pub mod parse;
 pub mod proof_type;
 pub mod prover_id;

@@ -146,3 +146,52 @@ fn each_malformation_has_its_own_error() {
         assert!(err.to_string().starts_with("/virtual/c1.json: "), "{err}");
     }
 }
+
+/// What a drop directory can hold under a C1's name besides a C1: each refused by what it
+/// is, before a byte is read, naming the file (a FIFO read would block the supervisor's
+/// loop; a sparse file of 5 GiB, read whole, would take its memory).
+#[test]
+fn a_link_a_fifo_an_empty_or_oversized_file_is_refused_unread() {
+    let dir = tempfile::tempdir().unwrap();
+    let read = |name: &str| C1Input::read(&dir.path().join(name), GivenIds::default());
+
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(fixture("porep-2KiB-a.c1.json"), &link).unwrap();
+    let err = read("link.json").unwrap_err();
+    assert!(
+        matches!(err, C1Error::NotRegularFile { kind, .. } if kind == "a symbolic link"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("link.json"), "{err}");
+
+    let fifo = std::ffi::CString::new(dir.path().join("fifo.json").to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path that lives across the call.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let err = read("fifo.json").unwrap_err();
+    assert!(
+        matches!(err, C1Error::NotRegularFile { kind, .. } if kind == "a FIFO"),
+        "{err}"
+    );
+
+    std::fs::create_dir(dir.path().join("dir.json")).unwrap();
+    let err = read("dir.json").unwrap_err();
+    assert!(
+        matches!(err, C1Error::NotRegularFile { kind, .. } if kind == "a directory"),
+        "{err}"
+    );
+
+    std::fs::write(dir.path().join("empty.json"), b"").unwrap();
+    assert!(matches!(read("empty.json").unwrap_err(), C1Error::Empty { .. }));
+
+    let huge = std::fs::File::create(dir.path().join("huge.json")).unwrap();
+    huge.set_len(cuzk_c1::open::MAX_C1_BYTES + 1).unwrap();
+    let err = read("huge.json").unwrap_err();
+    assert!(
+        matches!(err, C1Error::TooLarge { bytes, .. } if bytes == cuzk_c1::open::MAX_C1_BYTES + 1),
+        "{err}"
+    );
+
+    // The fixture itself, copied as a regular file, still reads.
+    std::fs::copy(fixture("porep-2KiB-a.c1.json"), dir.path().join("c1.json")).unwrap();
+    read("c1.json").unwrap();
+}
