@@ -73,14 +73,15 @@ pub struct JobRecord {
     /// Each partition's 192-byte Groth16 proof, written by the epilogue before it marks the
     /// partition done.
     pub proofs: [[AtomicU64; PROOF_WORDS]; MAX_PARTITIONS],
-    /// Why the job failed (UTF-8, zero padded, truncated to 256 bytes).
+    /// Why the job failed (UTF-8, zero padded, truncated to 2 KiB: a stage's reason carries
+    /// the C1 and parameter paths and the cause, and a few hundred bytes cut the cause off).
     pub reason: [AtomicU64; REASON_WORDS],
 }
 
 /// Bytes of one partition's Groth16 proof (A 48, B 96, C 48, compressed).
 pub const PROOF_BYTES: usize = 192;
 const PROOF_WORDS: usize = PROOF_BYTES / 8;
-const REASON_WORDS: usize = 32;
+const REASON_WORDS: usize = 256;
 /// `JobRecord::flags` bit: the job failed; stages pass its slots through without work.
 pub const JOB_FAILED: u32 = 1;
 /// `JobRecord::flags` bit: the epilogue finishing the job stopped with its verified proof
@@ -93,7 +94,7 @@ pub const JOB_LEFT_UNWRITTEN: u32 = 2;
 pub const JOB_COMPLETION_CLAIMED: u32 = 4;
 
 // Part of the layout hash too; spelled out so a change is a deliberate one.
-const _: () = assert!(std::mem::size_of::<JobRecord>() == 27_776);
+const _: () = assert!(std::mem::size_of::<JobRecord>() == 29_568);
 
 /// Lost attempts at one partition after which its job fails (`JobView::note_lost_attempt`):
 /// a loss or two is an operator's kill or an unlucky OOM; four on the same partition
@@ -729,6 +730,40 @@ mod tests {
         assert_eq!(job.done_count(), 126);
         assert!(job.claim_completion());
         assert!(!job.claim_completion());
+        job.retire();
+        arena.remove().unwrap();
+    }
+
+    /// A stage's reason names the C1 and parameter paths before its cause: a realistic one
+    /// (~520 bytes) is kept whole; one past the record's room is cut at a character
+    /// boundary, never mid-character.
+    #[test]
+    fn a_failure_reason_is_kept_whole_up_to_its_room() {
+        let arena = arena("reason");
+        let c1 = format!("/var/lib/cuzk/working/{}.json", "s-t01234-5678".repeat(8));
+        let vk = format!(
+            "/var/tmp/filecoin-proof-parameters/{}.vk",
+            "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-0".repeat(2)
+        );
+        let reason = format!(
+            "partition 0: {c1}: partition 0: synthesis: {c1}: partition 0: verify against {vk}: the cause at the end"
+        );
+        assert!(reason.len() > 500, "{}", reason.len());
+        let job = arena
+            .publish_job_bytes("a.json", b"", &[&[][..]; 1])
+            .unwrap();
+        job.mark_failed(&reason);
+        assert_eq!(job.failure_reason(), reason);
+        job.retire();
+
+        let long = "é".repeat(REASON_WORDS * 8); // two bytes a character, twice the room
+        let job = arena
+            .publish_job_bytes("b.json", b"", &[&[][..]; 1])
+            .unwrap();
+        job.mark_failed(&long);
+        let kept = job.failure_reason();
+        assert_eq!(kept.len(), REASON_WORDS * 8);
+        assert!(long.starts_with(&kept));
         job.retire();
         arena.remove().unwrap();
     }

@@ -29,7 +29,9 @@ pub enum C1Error {
         source: std::io::Error,
     },
 
-    #[error("{file}: not read: it is {kind}, and a C1 must be a regular file (links are not followed)")]
+    #[error(
+        "{file}: not read: it is {kind}, and a C1 must be a regular file (links are not followed)"
+    )]
     NotRegularFile { file: PathBuf, kind: &'static str },
 
     #[error("{file}: the file is empty (a writer that has not finished, or one that failed)")]

@@ -181,7 +181,10 @@ fn a_link_a_fifo_an_empty_or_oversized_file_is_refused_unread() {
     );
 
     std::fs::write(dir.path().join("empty.json"), b"").unwrap();
-    assert!(matches!(read("empty.json").unwrap_err(), C1Error::Empty { .. }));
+    assert!(matches!(
+        read("empty.json").unwrap_err(),
+        C1Error::Empty { .. }
+    ));
 
     let huge = std::fs::File::create(dir.path().join("huge.json")).unwrap();
     huge.set_len(cuzk_c1::open::MAX_C1_BYTES + 1).unwrap();
