@@ -54,6 +54,7 @@ pub fn admit(
     data_dir: &Path,
     synthetic: Option<SyntheticShape>,
     b_g2: BG2Stage,
+    miner_id: Option<u64>,
     timeline: &Timeline,
 ) -> Result<Admitted> {
     let working = match drop_dir.claim(incoming) {
@@ -79,20 +80,29 @@ pub fn admit(
         .to_string_lossy()
         .into_owned();
     let checked = utf8_path(&working).and_then(|()| match synthetic {
-        None => check(&working, arena.header().shape).map(|(p, n)| (p, n, None)),
-        Some(shape) => {
-            check_synthetic(&working, shape).map(|(job, n)| (PathBuf::new(), n, Some(job)))
-        }
+        None => check(&working, arena.header().shape, miner_id),
+        Some(shape) => check_synthetic(&working, shape).map(|(job, n)| Checked {
+            params: PathBuf::new(),
+            partitions: n,
+            miner_id: None,
+            synthetic: Some(job),
+        }),
     });
     // What the job record cannot hold (checked above as far as we know how) fails this
     // file, never the supervisor: an error out of `admit` ends `run` and every job in
     // flight, and the same file, requeued first at the restart, would end it again.
-    let published = checked.and_then(|(spec_params, partitions, synthetic)| {
+    let published = checked.and_then(|checked| {
+        let Checked {
+            params,
+            partitions,
+            miner_id,
+            synthetic,
+        } = checked;
         let spec = JobSpec {
             c1_path: working.clone(),
-            miner_id: None,
+            miner_id,
             sector_num: None,
-            params_path: spec_params,
+            params_path: params,
             data_dir: data_dir.to_path_buf(),
             claimed_unix_ns: cuzk_shm_layout::clock::unix_ns(),
             synthetic,
@@ -144,11 +154,24 @@ fn utf8_path(path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// What admission learnt of a file, for its job record.
+struct Checked {
+    /// The proof type's `.params` file (empty for a synthetic job).
+    params: PathBuf,
+    partitions: usize,
+    /// The configured miner id, where the file carries none (the stages read the C1 with it).
+    miner_id: Option<u64>,
+    synthetic: Option<SyntheticJob>,
+}
+
 /// Everything about a C1 that can be checked before minutes of proving: it parses, has a
-/// prover id and sector number, its verifying key and parameters exist, and its
-/// partitions fit the arena's slots. Returns the parameter file and the partition count.
-fn check(c1_path: &Path, slot_shape: PartitionShape) -> Result<(PathBuf, usize)> {
+/// prover id (its own MinerID, else the configured `miner_id`) and sector number, its
+/// verifying key and parameters exist, and its partitions fit the arena's slots.
+fn check(c1_path: &Path, slot_shape: PartitionShape, miner_id: Option<u64>) -> Result<Checked> {
     let c1 = C1Input::read(c1_path, GivenIds::default())?;
+    // The file's own MinerID wins; the configured one only fills its absence.
+    let miner_id = miner_id.filter(|_| c1.miner_id().is_none());
+    let c1 = c1.or_miner_id(miner_id);
     // Before the keys and parameters: a valid C1 of more partitions than a job record holds
     // is refused for that, whatever else this machine lacks.
     if c1.partitions() > MAX_PARTITIONS {
@@ -188,7 +211,12 @@ fn check(c1_path: &Path, slot_shape: PartitionShape) -> Result<(PathBuf, usize)>
             slot_shape.domain_log2, slot_shape.num_inputs, slot_shape.num_aux
         );
     }
-    Ok((params, partitions))
+    Ok(Checked {
+        params,
+        partitions,
+        miner_id,
+        synthetic: None,
+    })
 }
 
 /// A synthetic job file (`SyntheticJob` as JSON) for an instance started with
@@ -314,6 +342,7 @@ mod tests {
             &data,
             synthetic,
             BG2Stage::HostPrep,
+            None,
             &timeline,
         )
         .expect("a file the job record cannot carry fails that file, not the supervisor")
@@ -344,6 +373,28 @@ mod tests {
         let reason = reason(&drop_dir, b"bad\xff");
         assert!(reason.contains("bad\u{fffd}.json"), "{reason}");
         assert!(reason.contains("not valid UTF-8"), "{reason}");
+        assert_eq!(arena.active_jobs().count(), 0);
+    }
+
+    /// A lotus envelope without MinerID, and no `miner_id` configured: refused for its
+    /// prover id, the reason saying which setting gives it.
+    #[test]
+    fn a_c1_without_a_miner_id_is_refused_naming_the_setting() {
+        let (tmp, drop_dir, arena) = setup(1 << 20);
+        let fixture =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/porep-2KiB-a.c1.json");
+        let mut envelope: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(fixture).unwrap()).unwrap();
+        envelope.as_object_mut().unwrap().remove("MinerID");
+        let incoming = drop_dir.incoming.join("lotus.json");
+        std::fs::write(&incoming, serde_json::to_vec(&envelope).unwrap()).unwrap();
+
+        let admitted = admit_one(&arena, &drop_dir, tmp.path(), &incoming, None);
+
+        assert!(matches!(admitted, Admitted::Refused));
+        let reason = reason(&drop_dir, b"lotus");
+        assert!(reason.contains("lotus.json: missing prover id"), "{reason}");
+        assert!(reason.contains("set miner_id (cuzk run)"), "{reason}");
         assert_eq!(arena.active_jobs().count(), 0);
     }
 

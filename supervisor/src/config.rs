@@ -24,6 +24,9 @@
 //!   for a larger size fits the smaller ones. One of 2KiB, 8MiB, 512MiB, 32GiB, 64GiB.
 //! - `trust_params` (false): skip the full parameter file check (subgroup checks).
 //! - `timeline` (`<data_dir>/timeline.jsonl`): the JSON-lines timeline log.
+//! - `miner_id` (none): the miner actor id (the number of `f01234`) whose sectors this
+//!   machine proves, for C1 files whose envelope has no `MinerID` (lotus writes none); a
+//!   file's own `MinerID` wins. Without either a file cannot be proved (no prover id).
 //! - `b_g2_msm` (`auto`): which stage computes B_G2, the one G2 sum: `gpu` (beside the G1
 //!   sums, B_G2 bases resident on the device), `host_prep` (CPU threads of host-prep), or
 //!   `auto`: `gpu` when this machine has GPUs, else `host_prep`.
@@ -137,6 +140,8 @@ pub struct Config {
     /// Bytes (2048 for 2KiB).
     pub sector_size: u64,
     pub trust_params: bool,
+    /// The prover's miner actor id for C1 files that do not carry one.
+    pub miner_id: Option<u64>,
     pub timeline: PathBuf,
     /// `b_g2_msm`, `auto` resolved.
     pub b_g2_msm: BG2Stage,
@@ -237,13 +242,14 @@ pub enum ConfigError {
 }
 
 /// Every configuration key, as written in the file.
-pub const KEYS: [&str; 31] = [
+pub const KEYS: [&str; 32] = [
     "data_dir",
     "param_cache",
     "arena_dir",
     "slots",
     "sector_size",
     "trust_params",
+    "miner_id",
     "timeline",
     "b_g2_msm",
     "stages.synthesis.count",
@@ -339,6 +345,9 @@ impl fmt::Display for Config {
             format_sector_size(self.sector_size)
         )?;
         writeln!(f, "trust_params = {}", self.trust_params)?;
+        if let Some(id) = self.miner_id {
+            writeln!(f, "miner_id = {id}")?;
+        }
         writeln!(f, "timeline = {:?}", self.timeline.display().to_string())?;
         writeln!(f, "b_g2_msm = {:?}", self.b_g2_msm.as_str())?;
         for kind in StageKind::ALL {

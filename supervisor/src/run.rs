@@ -329,6 +329,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
                     &config.data_dir,
                     args.synthetic,
                     config.b_g2_msm,
+                    config.miner_id,
                     &timeline,
                 );
                 match admitted {

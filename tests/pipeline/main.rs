@@ -357,9 +357,28 @@ fn one_2kib_job_proves_and_verifies(
     said: &[&str],
     not_said: &[&str],
 ) -> Pipeline {
-    let mut p = Pipeline::new(&counts(1, 1, 1, 1, 1));
     let a = fixture("porep-2KiB-a.c1.json");
-    p.submit(&a, "a.json");
+    one_job_proves_and_verifies(
+        &counts(1, 1, 1, 1, 1),
+        &std::fs::read(&a).unwrap(),
+        env,
+        said,
+        not_said,
+    )
+}
+
+/// [`one_2kib_job_proves_and_verifies`] with the configuration and the submitted bytes
+/// given (the proof is verified against the fixture, MinerID and all).
+fn one_job_proves_and_verifies(
+    config: &str,
+    c1: &[u8],
+    env: &[(&str, &str)],
+    said: &[&str],
+    not_said: &[&str],
+) -> Pipeline {
+    let mut p = Pipeline::new(config);
+    let a = fixture("porep-2KiB-a.c1.json");
+    p.submit_bytes(c1, "a.json");
     p.start_with_env(&["--exit-when-idle"], env);
     assert_eq!(p.wait_exit(30 * MINUTES), Some(0), "{}", p.logs());
     assert_eq!(p.files("done", ".proof"), ["a.proof"], "{}", p.logs());
@@ -424,10 +443,18 @@ fn a_and_b_left_to_the_prover_by_default_prove_and_verify() {
 
 /// `CUZK_SYNTHESIS_AB=synthesis`: the slots keep room for a and b, synthesis writes them
 /// (every row checked there), the gpu stage records no R1CS and its device takes the
-/// slot's a and b; the proofs verify.
+/// slot's a and b; the proofs verify. The file is a lotus envelope as lotus writes it, with
+/// no MinerID: the prover id comes from the configured `miner_id` (the fixture's 1000), and
+/// the proof verifies against the fixture's own ids.
 #[test]
 fn a_and_b_written_by_synthesis_prove_and_verify() {
-    one_2kib_job_proves_and_verifies(
+    let mut envelope: Value =
+        serde_json::from_slice(&std::fs::read(fixture("porep-2KiB-a.c1.json")).unwrap()).unwrap();
+    assert_eq!(envelope["MinerID"], 1000);
+    envelope.as_object_mut().unwrap().remove("MinerID");
+    one_job_proves_and_verifies(
+        &format!("miner_id = 1000\n{}", counts(1, 1, 1, 1, 1)),
+        &serde_json::to_vec(&envelope).unwrap(),
         &[("CUZK_SYNTHESIS_AB", "synthesis")],
         &["a and b written by synthesis (CUZK_SYNTHESIS_AB=synthesis)"],
         &[

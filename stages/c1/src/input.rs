@@ -113,6 +113,13 @@ impl C1Input {
         self.miner_id
     }
 
+    /// `miner_id` where the file carries none (a service's configured default); the file's
+    /// own wins.
+    pub fn or_miner_id(mut self, miner_id: Option<u64>) -> Self {
+        self.miner_id = self.miner_id.or(miner_id);
+        self
+    }
+
     pub fn prover_id(&self) -> Result<ProverId, C1Error> {
         match self.miner_id {
             Some(miner_id) => Ok(prover_id_from_miner_id(miner_id)),

@@ -55,6 +55,7 @@ pub(super) struct Layer {
     pub(super) slots: Option<u32>,
     pub(super) sector_size: Option<SectorSize>,
     pub(super) trust_params: Option<bool>,
+    pub(super) miner_id: Option<u64>,
     pub(super) timeline: Option<PathBuf>,
     pub(super) b_g2_msm: Option<BG2Choice>,
     #[serde(default)]
@@ -148,6 +149,7 @@ impl Layer {
                     _ => return Err("not a boolean (true or false)".to_owned()),
                 });
             }
+            "miner_id" => self.miner_id = Some(num(text)?),
             "timeline" => self.timeline = Some(text.into()),
             "b_g2_msm" => self.b_g2_msm = Some(text.parse()?),
             "restart.initial_backoff_ms" => self.restart.initial_backoff_ms = Some(num(text)?),
@@ -225,6 +227,7 @@ impl Layers {
         o.take("slots", &mut m.slots, layer.slots);
         o.take("sector_size", &mut m.sector_size, layer.sector_size);
         o.take("trust_params", &mut m.trust_params, layer.trust_params);
+        o.take("miner_id", &mut m.miner_id, layer.miner_id);
         o.take("timeline", &mut m.timeline, layer.timeline);
         o.take("b_g2_msm", &mut m.b_g2_msm, layer.b_g2_msm);
         let (into, from) = (&mut m.restart, layer.restart);
@@ -346,6 +349,7 @@ impl Layers {
             slots,
             sector_size: m.sector_size.map_or(2048, |s| s.0),
             trust_params: m.trust_params.unwrap_or(false),
+            miner_id: m.miner_id,
             b_g2_msm: m.b_g2_msm.unwrap_or(BG2Choice::Auto).resolve(gpus_found),
             stages,
             restart,

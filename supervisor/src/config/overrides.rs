@@ -26,6 +26,9 @@ pub struct Overrides {
     pub sector_size: Option<u64>,
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
     pub trust_params: Option<bool>,
+    /// The miner actor id for C1 files without a MinerID (1234 for f01234).
+    #[arg(long, value_name = "ID")]
+    pub miner_id: Option<u64>,
     #[arg(long, value_name = "FILE")]
     pub timeline: Option<PathBuf>,
     /// auto, gpu or host_prep.
@@ -108,6 +111,7 @@ impl Overrides {
             slots: o.slots,
             sector_size: o.sector_size.map(SectorSize),
             trust_params: o.trust_params,
+            miner_id: o.miner_id,
             timeline: o.timeline,
             b_g2_msm: o.b_g2_msm,
             stages: StagesLayer {
