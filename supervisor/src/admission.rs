@@ -45,18 +45,33 @@ pub enum Admitted {
     Vanished,
 }
 
-/// Claims `incoming` into working/ and publishes it (B_G2 to be computed in `b_g2`), or
-/// moves it to failed/ with the reason it cannot be proved.
+/// What the run's configuration puts into every job it admits.
+pub struct Terms<'a> {
+    /// The drop directory's root.
+    pub data_dir: &'a Path,
+    /// Synthetic jobs only, of this shape (`--synthetic`).
+    pub synthetic: Option<SyntheticShape>,
+    /// The stage that computes B_G2.
+    pub b_g2: BG2Stage,
+    /// `miner_id`, for files without a MinerID.
+    pub miner_id: Option<u64>,
+}
+
+/// Claims `incoming` into working/ and publishes it on `terms`, or moves it to failed/
+/// with the reason it cannot be proved.
 pub fn admit(
     arena: &Arena,
     drop_dir: &DropDir,
     incoming: &Path,
-    data_dir: &Path,
-    synthetic: Option<SyntheticShape>,
-    b_g2: BG2Stage,
-    miner_id: Option<u64>,
+    terms: &Terms<'_>,
     timeline: &Timeline,
 ) -> Result<Admitted> {
+    let Terms {
+        data_dir,
+        synthetic,
+        b_g2,
+        miner_id,
+    } = *terms;
     let working = match drop_dir.claim(incoming) {
         Ok(Some(w)) => w,
         Ok(None) => return Ok(Admitted::Vanished),
@@ -335,17 +350,14 @@ mod tests {
     ) -> Admitted {
         let timeline = Timeline::open(None, "supervisor").unwrap();
         let data = tmp.join("data");
-        admit(
-            arena,
-            drop_dir,
-            incoming,
-            &data,
+        let terms = Terms {
+            data_dir: &data,
             synthetic,
-            BG2Stage::HostPrep,
-            None,
-            &timeline,
-        )
-        .expect("a file the job record cannot carry fails that file, not the supervisor")
+            b_g2: BG2Stage::HostPrep,
+            miner_id: None,
+        };
+        admit(arena, drop_dir, incoming, &terms, &timeline)
+            .expect("a file the job record cannot carry fails that file, not the supervisor")
     }
 
     fn reason(drop_dir: &DropDir, stem: &[u8]) -> String {

@@ -17,7 +17,7 @@ use cuzk_shm_layout::{
     SlotState, StageSender, Timeline,
 };
 
-use crate::admission::{admit, retire_failed, wants_job, Admitted};
+use crate::admission::{admit, retire_failed, wants_job, Admitted, Terms};
 use crate::children::Children;
 use crate::config::{Config, Overrides, StageKind};
 use crate::instance::{shape_of_params, InstanceLock, InstanceNames};
@@ -186,6 +186,14 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let watchdog = sd_notify::watchdog_interval();
     let mut last_watchdog = Instant::now();
     let mut trouble = Trouble::default();
+    // What every admitted job carries; a reload (SIGHUP) changes only the process counts.
+    let data_dir = config.data_dir.clone();
+    let terms = Terms {
+        data_dir: &data_dir,
+        synthetic: args.synthetic,
+        b_g2: config.b_g2_msm,
+        miner_id: config.miner_id,
+    };
     let mut stall_watch = StallWatch::default();
     // Refused files failed/ could not take yet: their working/ path and reason.
     let mut unmoved: Vec<(PathBuf, String)> = Vec::new();
@@ -322,16 +330,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 if !wants_job(&arena) {
                     break;
                 }
-                let admitted = admit(
-                    &arena,
-                    &drop_dir,
-                    file,
-                    &config.data_dir,
-                    args.synthetic,
-                    config.b_g2_msm,
-                    config.miner_id,
-                    &timeline,
-                );
+                let admitted = admit(&arena, &drop_dir, file, &terms, &timeline);
                 match admitted {
                     Err(e) => {
                         // The file stays in incoming/ for the next round; the files after
