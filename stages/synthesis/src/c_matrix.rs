@@ -8,6 +8,8 @@ use cuzk_kernels::witness::matrix::R1csMatrix;
 use cuzk_kernels::witness::{BlockLayout, BlocksError};
 use filecoin_proofs::MerkleTreeTrait;
 
+use crate::panics::caught;
+use crate::recorded::recording_panicked;
 use crate::{with_porep_circuits, CircuitsVisitor, PorepCircuits, Split, SynthesisError};
 
 struct Record {
@@ -56,9 +58,12 @@ impl CircuitsVisitor for Record {
 /// The circuit's C for `c1`'s proof type, on up to `threads` threads (no witness is
 /// computed), and how it was split.
 pub fn record_c(c1: &C1Input, threads: usize) -> Result<(R1csMatrix, Split), SynthesisError> {
-    with_porep_circuits(c1, Record { threads })?.map_err(|err| SynthesisError::Circuit {
-        file: c1.file().to_path_buf(),
-        partition: 0,
-        reason: format!("recording the circuit's C: {err}"),
-    })
+    // Caught as `record_r1cs`'s recording is (the gpu process records C from its first job).
+    caught(|| with_porep_circuits(c1, Record { threads }))
+        .map_err(|message| recording_panicked(c1, message))??
+        .map_err(|err| SynthesisError::Circuit {
+            file: c1.file().to_path_buf(),
+            partition: 0,
+            reason: format!("recording the circuit's C: {err}"),
+        })
 }

@@ -42,7 +42,7 @@ pub enum SynthesisError {
     Panicked {
         file: PathBuf,
         partition: usize,
-        /// "building the circuit" or "synthesizing the circuit".
+        /// "building the circuit", "synthesizing the circuit" or "recording the circuit".
         during: &'static str,
         message: String,
     },

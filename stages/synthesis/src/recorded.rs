@@ -14,6 +14,7 @@ use cuzk_c1::C1Input;
 use cuzk_kernels::witness::{BlockLayout, CValues, Evaluated, R1cs, Recorded, Which};
 use filecoin_proofs::MerkleTreeTrait;
 
+use crate::panics::caught;
 use crate::{with_porep_circuits, CircuitsVisitor, PorepCircuits, SynthesisError};
 
 /// A recording's key: the proof type and the challenges a partition.
@@ -111,7 +112,21 @@ pub fn record_r1cs(c1: &C1Input) -> Result<R1cs, SynthesisError> {
             record(&circuits, 0, layout.as_ref())
         }
     }
-    with_porep_circuits(c1, Record)?
+    // The gpu process records from whatever job comes first, while it holds no slot: a
+    // panic there (a C1 whose vanilla proofs upstream asserts on) would kill it, uncounted,
+    // at every restart until synthesis failed the job.
+    caught(|| with_porep_circuits(c1, Record))
+        .map_err(|message| recording_panicked(c1, message))??
+}
+
+/// A panic while recording `c1`'s circuit, as its error.
+pub(crate) fn recording_panicked(c1: &C1Input, message: String) -> SynthesisError {
+    SynthesisError::Panicked {
+        file: c1.file().to_path_buf(),
+        partition: 0,
+        during: "recording the circuit",
+        message,
+    }
 }
 
 /// The recordings made so far, by key.

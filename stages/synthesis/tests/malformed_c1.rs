@@ -167,3 +167,48 @@ fn empty_drg_parents_fail_their_partition_not_the_process() {
         fails_its_partition_only("drg_parents", nth, true, "!drg_parents_proofs.is_empty()");
     }
 }
+
+/// What the gpu process records from its first job (the R1CS when it makes a and b, C when
+/// it folds C into L) is recorded from that job's C1: a C1 upstream panics on gives an
+/// error naming the file, not a panic that kills the process at every restart. (With empty
+/// labeling proofs C is still recorded: its challenge runs fail to build and it falls back
+/// to the blank circuit, which reads no vanilla proof.)
+#[test]
+fn recording_a_malformed_c1s_circuit_is_an_error_not_a_panic() {
+    let names_it = |what: &str, name: &str, panic: &str, got: Result<(), _>| {
+        let err: cuzk_synthesis::SynthesisError =
+            got.expect_err(&format!("{what} recorded from {name}"));
+        let err = err.to_string();
+        assert!(
+            err.contains(name) && err.contains("partition 0"),
+            "{what}: {err}"
+        );
+        assert!(err.contains(panic), "{what}: {err}");
+    };
+    let name = "record-empty-drg_parents.c1.json";
+    let bad = tampered(name, "drg_parents", 0);
+    let panic = "!drg_parents_proofs.is_empty()";
+    names_it(
+        "R1CS",
+        name,
+        panic,
+        cuzk_synthesis::record_r1cs(&bad).map(|_| ()),
+    );
+    names_it(
+        "C",
+        name,
+        panic,
+        cuzk_synthesis::record_c(&bad, 2).map(|_| ()),
+    );
+
+    let name = "record-empty-labeling_proofs.c1.json";
+    let bad = tampered(name, "labeling_proofs", 0);
+    let panic = "index out of bounds";
+    names_it(
+        "R1CS",
+        name,
+        panic,
+        cuzk_synthesis::record_r1cs(&bad).map(|_| ()),
+    );
+    cuzk_synthesis::record_c(&bad, 2).expect("C from the blank circuit");
+}
