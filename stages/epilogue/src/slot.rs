@@ -132,6 +132,14 @@ pub fn finish_job_to_dropdir(
             .with_context(|| format!("job {name}: writing the verified proof"));
         match written {
             Ok((path, _)) => return Ok(JobOutcome::Written(path)),
+            // A directory where this job's result goes: no wait mends it, and holding the
+            // slot for it would stop the pipeline. The job fails saying so.
+            Err(e)
+                if e.downcast_ref::<cuzk_dropdir::DropDirError>()
+                    .is_some_and(|d| d.is_directory_in_the_way()) =>
+            {
+                return Err(e);
+            }
             Err(e) if retry_write(&e, attempt) => {}
             Err(_) => return Ok(JobOutcome::Unwritten),
         }

@@ -112,9 +112,23 @@ impl DropDir {
         }
         for dir in [&self.done, &self.failed] {
             for path in list(dir)? {
-                if path.file_name().is_some_and(is_temp_name) {
-                    std::fs::remove_file(&path).map_err(DropDirError::io("remove", &path))?;
-                    report.removed_temps.push(path);
+                if !path.file_name().is_some_and(is_temp_name) {
+                    continue;
+                }
+                // Only files a crash left; anything else of such a name is not ours, and a
+                // temp that cannot be removed must not stop the start (systemd would
+                // restart into the same error for ever): a warning, and on.
+                let is_file = path
+                    .symlink_metadata()
+                    .is_ok_and(|m| m.file_type().is_file());
+                match is_file.then(|| std::fs::remove_file(&path)) {
+                    Some(Ok(())) => report.removed_temps.push(path),
+                    Some(Err(err)) => {
+                        tracing::warn!(path = %path.display(), "drop directory: a temp file a crash left could not be removed: {err}")
+                    }
+                    None => {
+                        tracing::warn!(path = %path.display(), "drop directory: not a file, though named as our temp files are; left alone")
+                    }
                 }
             }
         }

@@ -29,6 +29,12 @@ pub enum DropDirError {
 }
 
 impl DropDirError {
+    /// Whether a directory stands where one job's file goes (`done/<name>.json`, its temp
+    /// name): that job's own trouble, which no retry mends, unlike a full or read-only disk.
+    pub fn is_directory_in_the_way(&self) -> bool {
+        matches!(self, DropDirError::Io { cause, .. } if cause.kind() == io::ErrorKind::IsADirectory)
+    }
+
     pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>) -> impl FnOnce(io::Error) -> Self {
         let path = path.into();
         move |cause| DropDirError::Io { op, path, cause }

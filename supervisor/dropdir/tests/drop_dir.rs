@@ -368,6 +368,26 @@ fn a_finish_that_failed_is_retried_once_done_is_writable_again() {
     assert_eq!(fs::read(at.done.join("two.proof")).unwrap(), b"two");
 }
 
+/// A directory where one job's result goes is that job's trouble (`is_directory_in_the_way`:
+/// the epilogue fails the job rather than retry for ever holding its slot), while done/
+/// itself unusable is the disk's (retried, the test above).
+#[test]
+fn a_directory_in_a_jobs_place_in_done_is_told_apart_from_a_broken_done() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DropDir::open(tmp.path()).unwrap();
+    let working = dir.claim(&drop_file(&dir, "job.json", 1)).unwrap().unwrap();
+    fs::create_dir(dir.done.join("job.json")).unwrap();
+    let err = dir.finish(&working, b"proof bytes", b"{}").unwrap_err();
+    assert!(err.is_directory_in_the_way(), "{err}");
+    assert!(err.to_string().contains("job.json"), "{err}");
+    assert!(working.exists(), "the input stays for the job's failure");
+
+    fs::remove_dir_all(&dir.done).unwrap();
+    fs::write(&dir.done, b"not a directory").unwrap();
+    let err = dir.finish(&working, b"proof bytes", b"{}").unwrap_err();
+    assert!(!err.is_directory_in_the_way(), "{err}");
+}
+
 /// A job that failed, resubmitted under its name and proved: its earlier reason goes, so
 /// done/ and failed/ do not both speak for the name.
 #[test]
@@ -398,10 +418,15 @@ fn requeue_puts_working_back_unless_its_proof_exists() {
     let (b_proof, b_result) = dir.done_paths(&b);
     fs::write(&b_result, b"{}").unwrap();
     fs::write(&b_proof, b"proof").unwrap();
-    // And a crash of another finish while writing its temp file.
+    // And a crash of another finish while writing its temp file; and a directory named as
+    // a temp file, which is not ours: left alone with a warning, not an error that would
+    // stop every start.
     fs::write(dir.done.join(".c.proof.tmp"), b"half").unwrap();
+    fs::create_dir(dir.failed.join(".d.reason.tmp")).unwrap();
 
-    let report = dir.requeue_working().unwrap();
+    let (report, warned) = warnings_during(|| dir.requeue_working().unwrap());
+    assert_eq!(warned.len(), 1, "{warned:?}");
+    assert!(warned[0].contains(".d.reason.tmp"), "{warned:?}");
     assert_eq!(
         report,
         RequeueReport {
