@@ -18,6 +18,7 @@ use cuzk_synthesis::{params_path, with_porep_circuits, CircuitsVisitor, PorepCir
 use filecoin_proofs::MerkleTreeTrait;
 
 use crate::instance::shape_of_params;
+use crate::replica_check::check_replica_id;
 
 /// Whether the pipeline wants another job: only when a slot is free, every active job's
 /// partitions are all taken (so synthesis would otherwise idle) and the job table has a
@@ -180,7 +181,8 @@ struct Checked {
 }
 
 /// Everything about a C1 that can be checked before minutes of proving: it parses, has a
-/// prover id (its own MinerID, else the configured `miner_id`) and sector number, its
+/// prover id (its own MinerID, else the configured `miner_id`) and sector number that give
+/// its replica id (`check_replica_id`), its
 /// verifying key and parameters exist, and its partitions fit the arena's slots.
 fn check(c1_path: &Path, slot_shape: PartitionShape, miner_id: Option<u64>) -> Result<Checked> {
     let c1 = C1Input::read(c1_path, GivenIds::default())?;
@@ -199,6 +201,7 @@ fn check(c1_path: &Path, slot_shape: PartitionShape, miner_id: Option<u64>) -> R
     }
     c1.prover_id()?;
     c1.sector_id()?;
+    check_replica_id(&c1)?;
     load_verifying_key(c1.proof_type())?;
     check_aggregation_srs(c1.proof_type())?;
     struct Params;
@@ -407,6 +410,70 @@ mod tests {
         let reason = reason(&drop_dir, b"lotus");
         assert!(reason.contains("lotus.json: missing prover id"), "{reason}");
         assert!(reason.contains("set miner_id (cuzk run)"), "{reason}");
+        assert_eq!(arena.active_jobs().count(), 0);
+    }
+
+    /// The 2 KiB fixture's envelope with `edit` applied to it and its decoded Phase1Out.
+    fn edited_fixture(
+        edit: impl FnOnce(&mut serde_json::Value, &mut serde_json::Value),
+    ) -> Vec<u8> {
+        use base64::Engine;
+        let fixture =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/porep-2KiB-a.c1.json");
+        let mut envelope: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(fixture).unwrap()).unwrap();
+        let b64 = base64::engine::general_purpose::STANDARD;
+        let mut inner: serde_json::Value =
+            serde_json::from_slice(&b64.decode(envelope["Phase1Out"].as_str().unwrap()).unwrap())
+                .unwrap();
+        edit(&mut envelope, &mut inner);
+        envelope["Phase1Out"] = b64.encode(serde_json::to_vec(&inner).unwrap()).into();
+        serde_json::to_vec(&envelope).unwrap()
+    }
+
+    /// A C1 whose replica id its ids do not give (a changed ticket, a wrong MinerID, a
+    /// wrong configured miner_id) is refused at the door, before any proving, saying so;
+    /// the fixture itself passes that check with its own MinerID or with the configured one.
+    #[test]
+    fn a_c1_whose_ids_do_not_give_its_replica_id_is_refused_at_once() {
+        use cuzk_c1::{C1Input, GivenIds};
+        let good = edited_fixture(|_, _| {});
+        let read = |bytes: &[u8]| {
+            C1Input::from_bytes(Path::new("x.json"), bytes, GivenIds::default()).unwrap()
+        };
+        check_replica_id(&read(&good)).expect("the fixture's own ids");
+        let lotus = edited_fixture(|envelope, _| {
+            envelope.as_object_mut().unwrap().remove("MinerID");
+        });
+        check_replica_id(&read(&lotus).or_miner_id(Some(1000))).expect("the configured id");
+        let err = check_replica_id(&read(&lotus).or_miner_id(Some(1001))).unwrap_err();
+        assert!(err.to_string().contains("miner 1001 and sector"), "{err}");
+
+        let (tmp, drop_dir, arena) = setup(1 << 20);
+        for (name, bytes) in [
+            (
+                "ticket",
+                edited_fixture(|_, inner| inner["ticket"][0] = 7.into()),
+            ),
+            (
+                "miner",
+                edited_fixture(|envelope, _| envelope["MinerID"] = 1001.into()),
+            ),
+            (
+                "sector",
+                edited_fixture(|envelope, _| envelope["SectorNum"] = 99.into()),
+            ),
+        ] {
+            let incoming = drop_dir.incoming.join(format!("{name}.json"));
+            std::fs::write(&incoming, bytes).unwrap();
+            let admitted = admit_one(&arena, &drop_dir, tmp.path(), &incoming, None);
+            assert!(matches!(admitted, Admitted::Refused), "{name}");
+            let reason = reason(&drop_dir, name.as_bytes());
+            assert!(
+                reason.contains(&format!("{name}.json: its replica_id is not the one")),
+                "{reason}"
+            );
+        }
         assert_eq!(arena.active_jobs().count(), 0);
     }
 

@@ -19,6 +19,7 @@ mod partition_prover;
 mod placement;
 mod progress;
 mod prove;
+mod replica_check;
 mod run;
 mod sd_notify;
 mod stalled;
