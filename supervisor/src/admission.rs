@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use cuzk_c1::open::{read_c1_bytes, Links};
 use cuzk_c1::proof_type::proof_type_name;
 use cuzk_c1::{C1Input, GivenIds};
 use cuzk_dropdir::DropDir;
@@ -185,7 +186,7 @@ struct Checked {
 /// its replica id (`check_replica_id`), its
 /// verifying key and parameters exist, and its partitions fit the arena's slots.
 fn check(c1_path: &Path, slot_shape: PartitionShape, miner_id: Option<u64>) -> Result<Checked> {
-    let c1 = C1Input::read(c1_path, GivenIds::default())?;
+    let c1 = C1Input::read_dropped(c1_path, GivenIds::default())?;
     // The file's own MinerID wins; the configured one only fills its absence.
     let miner_id = miner_id.filter(|_| c1.miner_id().is_none());
     let c1 = c1.or_miner_id(miner_id);
@@ -240,7 +241,8 @@ fn check(c1_path: &Path, slot_shape: PartitionShape, miner_id: Option<u64>) -> R
 /// A synthetic job file (`SyntheticJob` as JSON) for an instance started with
 /// `--synthetic SHAPE`: of that shape, with a partition count a job record holds.
 fn check_synthetic(path: &Path, shape: SyntheticShape) -> Result<(SyntheticJob, usize)> {
-    let bytes = std::fs::read(path).with_context(|| format!("{}: reading", path.display()))?;
+    // Read as a C1 is (a drop-directory file: no links, FIFOs or huge files).
+    let bytes = read_c1_bytes(path, Links::Refuse)?;
     let job: SyntheticJob = serde_json::from_slice(&bytes).with_context(|| {
         format!(
             "{}: not a synthetic job ({{\"synthetic\": \"{}\", \"partitions\": N, \"seed\": S}}); this instance runs synthetic jobs only",

@@ -35,6 +35,7 @@ pub fn run(args: &ProveArgs) -> Result<()> {
     // Everything the epilogue needs is checked before minutes of proving.
     c1.prover_id()?;
     c1.sector_id()?;
+    crate::replica_check::check_replica_id(&c1)?;
     load_verifying_key(c1.proof_type())?;
     check_aggregation_srs(c1.proof_type())?;
     let mut timings = BTreeMap::from([("read_c1".to_string(), started.elapsed())]);

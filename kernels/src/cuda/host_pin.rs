@@ -103,7 +103,7 @@ fn page_size() -> usize {
 impl Drop for HostPin {
     fn drop(&mut self) {
         let _ = self.ctx.bind_to_thread();
-        // SAFETY: registered in `new` and still mapped (its contract).
+        // SAFETY: registered in `in_context` and still mapped (its contract).
         let _ = unsafe { sys::cuMemHostUnregister(self.start as *mut _) };
     }
 }

@@ -90,10 +90,10 @@ pub enum C1Error {
         expected: usize,
     },
 
-    #[error("{file}: missing prover id: {why}; give --miner-id (cuzk prove, cuzk verify) or set miner_id (cuzk run)")]
+    #[error("{file}: missing prover id: {why}; give --miner-id (cuzk prove, verify, bench) or set miner_id (cuzk run)")]
     MissingProverId { file: PathBuf, why: &'static str },
 
-    #[error("{file}: missing sector number: {why}; give --sector-num (cuzk prove, cuzk verify); cuzk run takes it from the envelope's SectorNum")]
+    #[error("{file}: missing sector number: {why}; give --sector-num (cuzk prove, verify, bench); cuzk run takes it from the envelope's SectorNum")]
     MissingSectorNumber { file: PathBuf, why: &'static str },
 
     #[error(

@@ -11,7 +11,7 @@ use filecoin_proofs_api::SectorId;
 use storage_proofs_core::merkle::Hasher;
 
 use crate::error::C1Error;
-use crate::open::read_c1_bytes;
+use crate::open::{read_c1_bytes, Links};
 use crate::parse::{decode, C1Format};
 use crate::proof_type::{format_sector_size, proof_type_name, RegisteredSealProof};
 use crate::prover_id::prover_id_from_miner_id;
@@ -36,12 +36,19 @@ pub struct C1Input {
 }
 
 impl C1Input {
-    /// Reads (a regular file of at most [`crate::open::MAX_C1_BYTES`], links not followed)
-    /// and checks `file`. The prover id and sector number are settled here from the
+    /// Reads (a regular file of at most [`crate::open::MAX_C1_BYTES`]; a link is followed)
+    /// and checks `file`, a path an operator named. The prover id and sector number are settled here from the
     /// envelope and `given`, but a missing one is reported only when asked for
     /// ([`C1Input::prover_id`], [`C1Input::sector_id`]): synthesis needs neither.
     pub fn read(file: &Path, given: GivenIds) -> Result<Self, C1Error> {
-        let bytes = read_c1_bytes(file)?;
+        let bytes = read_c1_bytes(file, Links::Follow)?;
+        Self::from_bytes(file, &bytes, given)
+    }
+
+    /// [`C1Input::read`] for a drop-directory file, which other programs write: a link is
+    /// refused, not followed (`crate::open`).
+    pub fn read_dropped(file: &Path, given: GivenIds) -> Result<Self, C1Error> {
+        let bytes = read_c1_bytes(file, Links::Refuse)?;
         Self::from_bytes(file, &bytes, given)
     }
 

@@ -1,10 +1,10 @@
-//! Reading a C1 file's bytes safely. The files come from a drop directory other programs
-//! write into: a name checked as a regular file when scanned can be replaced before it is
-//! read, by a symbolic link (to `/dev/zero`, to a file elsewhere), a FIFO (a read that
-//! never returns, stopping the supervisor's loop) or something far larger than any C1
-//! (read whole, it exhausts the supervisor's memory). So the file is opened without
-//! following links and without blocking, and what was opened is checked before a byte is
-//! read.
+//! Reading a C1 file's bytes safely. Drop-directory files come from other programs: a name
+//! checked as a regular file when scanned can be replaced before it is read, by a symbolic
+//! link (to `/dev/zero`, to a file elsewhere), a FIFO (a read that never returns, stopping
+//! the supervisor's loop) or something far larger than any C1 (read whole, it exhausts the
+//! supervisor's memory). So such a file is opened without following links and without
+//! blocking, and what was opened is checked before a byte is read. A path an operator names
+//! on the command line may be a link (followed), and gets the same checks otherwise.
 
 use std::fs::File;
 use std::io::Read;
@@ -18,18 +18,33 @@ use crate::error::C1Error;
 /// this leaves room for their base64 envelope and then some.
 pub const MAX_C1_BYTES: u64 = 4 << 30;
 
-/// The whole of `file`, which must be a regular file (not a link, FIFO or device) of at
-/// most [`MAX_C1_BYTES`].
-pub fn read_c1_bytes(file: &Path) -> Result<Vec<u8>, C1Error> {
+/// Whether a C1's path may be a symbolic link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Links {
+    /// A path named by an operator (`cuzk prove --c1 latest.json`).
+    Follow,
+    /// A drop-directory file: a link is refused.
+    Refuse,
+}
+
+/// The whole of `file`, which must be a regular file (not a FIFO or device; not a link
+/// either, with [`Links::Refuse`]) of at most [`MAX_C1_BYTES`], not empty.
+pub fn read_c1_bytes(file: &Path, links: Links) -> Result<Vec<u8>, C1Error> {
     let read_error = |source| C1Error::Read {
         file: file.to_path_buf(),
         source,
     };
+    // NOFOLLOW: a link is refused (ELOOP) rather than followed; NONBLOCK: opening a FIFO
+    // returns at once instead of waiting for a writer; NOCTTY: a terminal swapped in does
+    // not become the supervisor's.
+    let nofollow = if links == Links::Refuse {
+        libc::O_NOFOLLOW
+    } else {
+        0
+    };
     let opened = std::fs::OpenOptions::new()
         .read(true)
-        // NOFOLLOW: a link is refused (ELOOP) rather than followed; NONBLOCK: opening a
-        // FIFO returns at once instead of waiting for a writer.
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .custom_flags(nofollow | libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(file);
     let mut f: File = match opened {
         Ok(f) => f,
@@ -68,6 +83,18 @@ pub fn read_c1_bytes(file: &Path) -> Result<Vec<u8>, C1Error> {
     };
     if meta.len() > MAX_C1_BYTES {
         return Err(too_large(meta.len()));
+    }
+    // A regular file: blocking reads again (a FUSE file system may answer EAGAIN to a
+    // non-blocking one).
+    // SAFETY: fcntl on a descriptor this function owns, with integer arguments only.
+    let cleared = unsafe {
+        use std::os::fd::AsRawFd;
+        let fd = f.as_raw_fd();
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) == 0
+    };
+    if !cleared {
+        return Err(read_error(std::io::Error::last_os_error()));
     }
     // Bounded even so: the file may grow after the fstat.
     let mut bytes = Vec::with_capacity(meta.len() as usize);

@@ -147,13 +147,13 @@ fn each_malformation_has_its_own_error() {
     }
 }
 
-/// What a drop directory can hold under a C1's name besides a C1: each refused by what it
-/// is, before a byte is read, naming the file (a FIFO read would block the supervisor's
+/// What a drop directory can hold under a C1's name besides a C1 (`read_dropped`): each
+/// refused by what it is, before a byte is read, naming the file (a FIFO read would block the supervisor's
 /// loop; a sparse file of 5 GiB, read whole, would take its memory).
 #[test]
 fn a_link_a_fifo_an_empty_or_oversized_file_is_refused_unread() {
     let dir = tempfile::tempdir().unwrap();
-    let read = |name: &str| C1Input::read(&dir.path().join(name), GivenIds::default());
+    let read = |name: &str| C1Input::read_dropped(&dir.path().join(name), GivenIds::default());
 
     let link = dir.path().join("link.json");
     std::os::unix::fs::symlink(fixture("porep-2KiB-a.c1.json"), &link).unwrap();
@@ -163,6 +163,8 @@ fn a_link_a_fifo_an_empty_or_oversized_file_is_refused_unread() {
         "{err}"
     );
     assert!(err.to_string().contains("link.json"), "{err}");
+    // A path an operator names may be a link (`cuzk prove --c1 latest.json`).
+    C1Input::read(&link, GivenIds::default()).expect("followed");
 
     let fifo = std::ffi::CString::new(dir.path().join("fifo.json").to_str().unwrap()).unwrap();
     // SAFETY: a NUL-terminated path that lives across the call.

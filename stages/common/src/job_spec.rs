@@ -57,7 +57,7 @@ impl JobSpec {
             miner_id: self.miner_id,
             sector_num: self.sector_num,
         };
-        C1Input::read(&self.c1_path, ids)
+        C1Input::read_dropped(&self.c1_path, ids)
     }
 
     /// Whether `stage` computes B_G2 for this job: the stage the supervisor chose, unless a

@@ -94,7 +94,7 @@ pub fn finish_job_to_dropdir(
     // Only done/ and working/ are touched here (`DropDir::at` creates nothing): failed/
     // or incoming/ being broken must not hold a proof back from a healthy done/.
     let drop_dir = DropDir::at(&spec.data_dir);
-    if drop_dir.done_paths(&spec.c1_path).0.exists() {
+    if drop_dir.is_proved(&spec.c1_path) {
         // Written before a crash; the input may still be in working/: retire it.
         let _ = std::fs::remove_file(&spec.c1_path);
         return Ok(JobOutcome::AlreadyWritten);

@@ -32,8 +32,8 @@ impl DropDir {
     /// and `requeue_working` treats both the same.
     pub fn claim(&self, incoming: &Path) -> Result<Option<PathBuf>, DropDirError> {
         let stem = c1_stem_of(incoming)?;
-        let (proof, _) = self.done_paths(incoming);
-        if proof.exists() {
+        if self.is_proved(incoming) {
+            let (proof, _) = self.done_paths(incoming);
             return self.reject_duplicate(incoming, &proof, "proved");
         }
         let name = incoming.file_name().unwrap_or(stem);
@@ -90,8 +90,7 @@ impl DropDir {
                 tracing::warn!(path = %path.display(), "drop directory: working/ holds something that is not a C1 file; left alone");
                 continue;
             }
-            let (proof, _) = self.done_paths(&path);
-            if proof.exists() {
+            if self.is_proved(&path) {
                 std::fs::remove_file(&path).map_err(DropDirError::io("remove", &path))?;
                 report.dropped.push(path);
                 continue;

@@ -86,6 +86,16 @@ impl DropDir {
             self.done.join(with_extension(stem, "json")),
         )
     }
+
+    /// Whether the job of `input` (in any directory) is proved: its `done/<stem>.proof` is
+    /// a file. Anything else of that name (a directory) is not a proof, and taking it for
+    /// one would retire the input with no proof written.
+    pub fn is_proved(&self, input: &Path) -> bool {
+        let (proof, _) = self.done_paths(input);
+        proof
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_file())
+    }
 }
 
 /// `name` without its `.json` suffix, when it is a C1 file name (`<non-empty>.json`).

@@ -5,7 +5,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::durable::{fsync_dir, write_then_rename};
+use crate::durable::{fsync_dir, temp_name, write_then_rename};
 use crate::time::rfc3339_utc;
 use crate::{c1_stem_of, with_extension, DropDir, DropDirError};
 
@@ -30,6 +30,16 @@ impl DropDir {
         result_json: &[u8],
     ) -> Result<(PathBuf, PathBuf), DropDirError> {
         let stem = c1_stem_of(working_file)?;
+        // A directory where either output or its temp file goes fails the job before
+        // anything is written, so that a failed job leaves no result in done/.
+        for name in [with_extension(stem, "json"), with_extension(stem, "proof")] {
+            for path in [self.done.join(&name), self.done.join(temp_name(&name))] {
+                if path.symlink_metadata().is_ok_and(|m| m.is_dir()) {
+                    let cause = io::Error::from(io::ErrorKind::IsADirectory);
+                    return Err(DropDirError::io("write", path)(cause));
+                }
+            }
+        }
         let result_path =
             write_then_rename(&self.done, &with_extension(stem, "json"), result_json)?;
         fsync_dir(&self.done)?;

@@ -381,6 +381,24 @@ fn a_directory_in_a_jobs_place_in_done_is_told_apart_from_a_broken_done() {
     assert!(err.is_directory_in_the_way(), "{err}");
     assert!(err.to_string().contains("job.json"), "{err}");
     assert!(working.exists(), "the input stays for the job's failure");
+    // The proof's temp name taken by a directory: refused before the result is written,
+    // so a failed job leaves nothing in done/.
+    fs::remove_dir(dir.done.join("job.json")).unwrap();
+    fs::create_dir(dir.done.join(".job.proof.tmp")).unwrap();
+    let err = dir.finish(&working, b"proof bytes", b"{}").unwrap_err();
+    assert!(err.is_directory_in_the_way(), "{err}");
+    assert_eq!(names(&dir.done), [".job.proof.tmp"], "nothing written");
+    fs::remove_dir(dir.done.join(".job.proof.tmp")).unwrap();
+    // A directory named as the proof is not a proof: the job is not proved, so neither a
+    // new claim of its name is refused as a duplicate nor its input retired at a restart.
+    fs::create_dir(dir.done.join("job.proof")).unwrap();
+    assert!(!dir.is_proved(&working));
+    let report = dir.requeue_working().unwrap();
+    assert_eq!(report.requeued, [dir.incoming.join("job.json")]);
+    assert!(report.dropped.is_empty());
+    let working = dir.claim(&dir.incoming.join("job.json")).unwrap().unwrap();
+    let err = dir.finish(&working, b"proof bytes", b"{}").unwrap_err();
+    assert!(err.is_directory_in_the_way(), "{err}");
 
     fs::remove_dir_all(&dir.done).unwrap();
     fs::write(&dir.done, b"not a directory").unwrap();
