@@ -185,30 +185,19 @@ fn recording_a_malformed_c1s_circuit_is_an_error_not_a_panic() {
         );
         assert!(err.contains(panic), "{what}: {err}");
     };
-    let name = "record-empty-drg_parents.c1.json";
-    let bad = tampered(name, "drg_parents", 0);
-    let panic = "!drg_parents_proofs.is_empty()";
-    names_it(
-        "R1CS",
-        name,
-        panic,
-        cuzk_synthesis::record_r1cs(&bad).map(|_| ()),
-    );
-    names_it(
-        "C",
-        name,
-        panic,
-        cuzk_synthesis::record_c(&bad, 2).map(|_| ()),
-    );
-
-    let name = "record-empty-labeling_proofs.c1.json";
-    let bad = tampered(name, "labeling_proofs", 0);
-    let panic = "index out of bounds";
-    names_it(
-        "R1CS",
-        name,
-        panic,
-        cuzk_synthesis::record_r1cs(&bad).map(|_| ()),
-    );
-    cuzk_synthesis::record_c(&bad, 2).expect("C from the blank circuit");
+    for (field, panic, c_fails) in [
+        ("drg_parents", "!drg_parents_proofs.is_empty()", true),
+        ("labeling_proofs", "index out of bounds", false),
+    ] {
+        let name = format!("record-empty-{field}.c1.json");
+        let bad = tampered(&name, field, 0);
+        let r1cs = cuzk_synthesis::record_r1cs(&bad).map(|_| ());
+        names_it("R1CS", &name, panic, r1cs);
+        let c = cuzk_synthesis::record_c(&bad, 2).map(|_| ());
+        if c_fails {
+            names_it("C", &name, panic, c);
+        } else {
+            c.expect("C from the blank circuit");
+        }
+    }
 }
