@@ -210,6 +210,31 @@ pub fn files_for_sector_size(sector_size: u64) -> Result<(RegisteredSealProof, P
     Ok((proof, param_files(&proof.as_v1_config())?))
 }
 
+/// Whether the `.vk` is the `.params` file's own verifying key: bellperson writes a
+/// parameter file's verifying key first, and the `.vk` file is that key alone. A `.vk` of
+/// another parameter set (a fetch half redone, files of two releases) would have every
+/// proof made with the `.params` rejected at verification, after all of its proving.
+pub fn check_vk_matches_params(files: &ParamFiles) -> Result<()> {
+    use std::io::Read;
+    let vk =
+        std::fs::read(&files.vk).with_context(|| format!("{}: reading", files.vk.display()))?;
+    let mut head = Vec::with_capacity(vk.len());
+    std::fs::File::open(&files.params)
+        .with_context(|| format!("{}: opening", files.params.display()))?
+        .take(vk.len() as u64)
+        .read_to_end(&mut head)
+        .with_context(|| format!("{}: reading", files.params.display()))?;
+    if head != vk {
+        bail!(
+            "{}: not the verifying key of {} (the parameter file does not begin with it): \
+             every proof would fail verification; fetch both files of one release again",
+            files.vk.display(),
+            files.params.display()
+        );
+    }
+    Ok(())
+}
+
 fn param_files(config: &PoRepConfig) -> Result<ParamFiles> {
     fn for_shape<Tree: 'static + MerkleTreeTrait>(config: &PoRepConfig) -> Result<ParamFiles> {
         Ok(ParamFiles {
@@ -254,6 +279,33 @@ fn print_files(files: &ParamFiles) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `.vk` that begins the `.params` passes; one of another parameter set, or a
+    /// parameter file shorter than it, is refused naming both files.
+    #[test]
+    fn a_vk_must_be_the_params_files_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = ParamFiles {
+            meta: dir.path().join("x.meta"),
+            params: dir.path().join("x.params"),
+            vk: dir.path().join("x.vk"),
+        };
+        std::fs::write(&files.params, b"verifying key, then the vectors").unwrap();
+        std::fs::write(&files.vk, b"verifying key").unwrap();
+        check_vk_matches_params(&files).unwrap();
+        std::fs::write(&files.vk, b"another key!!").unwrap();
+        let err = check_vk_matches_params(&files).unwrap_err().to_string();
+        assert!(
+            err.contains("x.vk: not the verifying key of") && err.contains("x.params"),
+            "{err}"
+        );
+        std::fs::write(&files.params, b"verifying").unwrap();
+        std::fs::write(&files.vk, b"verifying key").unwrap();
+        assert!(
+            check_vk_matches_params(&files).is_err(),
+            "a parameter file shorter than its key"
+        );
+    }
 
     #[test]
     fn a_named_proof_type_must_be_of_the_size() {

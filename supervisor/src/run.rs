@@ -500,6 +500,7 @@ fn submit(file: &Path, incoming: &Path) -> Result<()> {
 fn ensure_params(sector_size: u64) -> Result<PathBuf> {
     let (proof, files) = params::files_for_sector_size(sector_size)?;
     if files.params.exists() && files.vk.exists() {
+        params::check_vk_matches_params(&files)?;
         return Ok(files.params);
     }
     if is_production_sector_size(sector_size) {
