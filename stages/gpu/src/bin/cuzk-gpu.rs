@@ -220,6 +220,9 @@ impl<'r> Serving<'r> {
             });
         match proved {
             Ok(steps) => {
+                if let Some(r) = self.held_r1cs.as_mut() {
+                    r.partition_proved();
+                }
                 rt.timeline
                     .emit_steps(names::GPU_END, at, &steps_ms(&steps));
                 self.to_epilogue.announce(claim.complete()?)?;
@@ -263,6 +266,11 @@ impl<'r> Serving<'r> {
                         }
                         AfterDeviceError::FailJob => {}
                     }
+                }
+                // The job fails (not the device): perhaps for a recording made from a bad
+                // first job (held_r1cs.rs).
+                if let Some(r) = self.held_r1cs.as_mut() {
+                    r.partition_failed();
                 }
                 job.mark_failed(&reason);
                 self.to_epilogue.announce(claim.complete()?)?;
