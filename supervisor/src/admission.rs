@@ -398,13 +398,11 @@ mod tests {
     #[test]
     fn a_c1_without_a_miner_id_is_refused_naming_the_setting() {
         let (tmp, drop_dir, arena) = setup(1 << 20);
-        let fixture =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/porep-2KiB-a.c1.json");
-        let mut envelope: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(fixture).unwrap()).unwrap();
-        envelope.as_object_mut().unwrap().remove("MinerID");
+        let lotus = edited_fixture(|envelope, _| {
+            envelope.as_object_mut().unwrap().remove("MinerID");
+        });
         let incoming = drop_dir.incoming.join("lotus.json");
-        std::fs::write(&incoming, serde_json::to_vec(&envelope).unwrap()).unwrap();
+        std::fs::write(&incoming, lotus).unwrap();
 
         let admitted = admit_one(&arena, &drop_dir, tmp.path(), &incoming, None);
 

@@ -3,7 +3,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::durable::{fsync_dir, is_temp_name, rename_noreplace};
+use crate::durable::{fsync_dir, is_regular_file, is_temp_name, rename_noreplace};
 use crate::{c1_stem, c1_stem_of, DropDir, DropDirError};
 
 /// What [`DropDir::requeue_working`] did.
@@ -83,10 +83,7 @@ impl DropDir {
         let mut report = RequeueReport::default();
         for path in list(&self.working)? {
             let name = path.file_name().unwrap_or_default();
-            let is_file = path
-                .symlink_metadata()
-                .is_ok_and(|m| m.file_type().is_file());
-            if c1_stem(name).is_none() || !is_file {
+            if c1_stem(name).is_none() || !is_regular_file(&path) {
                 tracing::warn!(path = %path.display(), "drop directory: working/ holds something that is not a C1 file; left alone");
                 continue;
             }
@@ -117,10 +114,7 @@ impl DropDir {
                 // Only files a crash left; anything else of such a name is not ours, and a
                 // temp that cannot be removed must not stop the start (systemd would
                 // restart into the same error for ever): a warning, and on.
-                let is_file = path
-                    .symlink_metadata()
-                    .is_ok_and(|m| m.file_type().is_file());
-                match is_file.then(|| std::fs::remove_file(&path)) {
+                match is_regular_file(&path).then(|| std::fs::remove_file(&path)) {
                     Some(Ok(())) => report.removed_temps.push(path),
                     Some(Err(err)) => {
                         tracing::warn!(path = %path.display(), "drop directory: a temp file a crash left could not be removed: {err}")

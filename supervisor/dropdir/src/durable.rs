@@ -20,6 +20,13 @@ pub(crate) fn temp_name(name: &OsStr) -> OsString {
     temp
 }
 
+/// Whether `path` is a regular file itself (a link, directory or FIFO of that name is not:
+/// the drop directory never follows links).
+pub(crate) fn is_regular_file(path: &Path) -> bool {
+    path.symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_file())
+}
+
 /// Whether `name` is one of ours from [`temp_name`].
 pub(crate) fn is_temp_name(name: &OsStr) -> bool {
     let bytes = name.as_encoded_bytes();

@@ -91,10 +91,7 @@ impl DropDir {
     /// a file. Anything else of that name (a directory) is not a proof, and taking it for
     /// one would retire the input with no proof written.
     pub fn is_proved(&self, input: &Path) -> bool {
-        let (proof, _) = self.done_paths(input);
-        proof
-            .symlink_metadata()
-            .is_ok_and(|m| m.file_type().is_file())
+        durable::is_regular_file(&self.done_paths(input).0)
     }
 }
 
