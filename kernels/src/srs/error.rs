@@ -36,3 +36,15 @@ pub enum SrsError {
     #[error("SRS image: {0}")]
     Image(&'static str),
 }
+
+impl SrsError {
+    /// Whether the fault lies in the file's bytes (a bad point, a truncated vector, bytes
+    /// after the last one): decoding the same file again fails the same way, unlike a
+    /// read error or an image of the wrong size.
+    pub fn is_in_the_file(&self) -> bool {
+        matches!(
+            self,
+            SrsError::Truncated { .. } | SrsError::BadPoint { .. } | SrsError::TrailingBytes { .. }
+        )
+    }
+}

@@ -13,8 +13,10 @@ use std::path::{Path, PathBuf};
 use cuzk_kernels::srs::Validation;
 use serde::{Deserialize, Serialize};
 
-#[derive(Serialize, Deserialize, PartialEq, Eq, Debug)]
-struct CheckedMarker {
+/// What says a parameter file is still the one seen before: replacing or rewriting it
+/// changes one of these. Written as the marker's contents.
+#[derive(Serialize, Deserialize, PartialEq, Eq, Debug, Clone)]
+pub struct FileIdentity {
     len: u64,
     inode: u64,
     mtime_ns: i128,
@@ -26,9 +28,10 @@ fn marker_path(params: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-fn identity(params: &Path) -> Option<CheckedMarker> {
+/// `params`' identity now (`None` if it cannot be read).
+pub fn identity(params: &Path) -> Option<FileIdentity> {
     let m = std::fs::metadata(params).ok()?;
-    Some(CheckedMarker {
+    Some(FileIdentity {
         len: m.len(),
         inode: m.ino(),
         mtime_ns: m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128,
@@ -43,7 +46,7 @@ pub fn validation_for(params: &Path, trust_flag: bool) -> Validation {
     }
     let recorded = std::fs::read(marker_path(params))
         .ok()
-        .and_then(|b| serde_json::from_slice::<CheckedMarker>(&b).ok());
+        .and_then(|b| serde_json::from_slice::<FileIdentity>(&b).ok());
     match (recorded, identity(params)) {
         (Some(r), Some(now)) if r == now => Validation::Trusted,
         _ => Validation::Full,

@@ -13,12 +13,20 @@ use cuzk_kernels::srs::{
 use cuzk_kernels::synthetic::SyntheticShape;
 use cuzk_shm_layout::{SrsKey, SrsSegment};
 
-use crate::{params_check, JobSpec};
+use crate::params_check::{self, FileIdentity};
+use crate::JobSpec;
 
 pub struct SrsCache {
     dir: PathBuf,
     trust_params: bool,
     segments: HashMap<PathBuf, SrsSegment>,
+    /// Parameter files whose decode failed on their own bytes (a bad point, a truncated
+    /// vector), with the identity they had then and the error. The next job of the same
+    /// unchanged file is refused at once with that error instead of after another full
+    /// decode (minutes at 32 GiB, on every job). Only the file's own faults are kept: a
+    /// failure to create the segment (a full /dev/shm) or to read the file may pass, and is
+    /// tried again. Replacing the file changes its identity, so it is loaded afresh.
+    refused: HashMap<PathBuf, (FileIdentity, String)>,
 }
 
 impl SrsCache {
@@ -28,6 +36,7 @@ impl SrsCache {
             dir: dir.to_path_buf(),
             trust_params,
             segments: HashMap::new(),
+            refused: HashMap::new(),
         }
     }
 
@@ -69,6 +78,15 @@ impl SrsCache {
     /// (see `params_check`) or the operator trusts the parameters.
     pub fn get(&mut self, params: &Path) -> Result<SrsView<'_>> {
         if !self.segments.contains_key(params) {
+            if let Some((seen, why)) = self.refused.get(params) {
+                if params_check::identity(params).as_ref() == Some(seen) {
+                    anyhow::bail!(
+                        "{}: refused when this process last loaded it, and unchanged since \
+                         (replace the file): {why}",
+                        params.display()
+                    );
+                }
+            }
             let segment = self.load(params)?;
             self.segments.insert(params.to_path_buf(), segment);
         }
@@ -76,7 +94,7 @@ impl SrsCache {
         view_image(seg.bytes()).with_context(|| format!("SRS segment {}", seg.path().display()))
     }
 
-    fn load(&self, params: &Path) -> Result<SrsSegment> {
+    fn load(&mut self, params: &Path) -> Result<SrsSegment> {
         if !params.exists() {
             anyhow::bail!(
                 "{}: parameter file not found (set FIL_PROOFS_PARAMETER_CACHE or param_cache)",
@@ -104,15 +122,27 @@ impl SrsCache {
                 None => key,
             },
         };
-        let (segment, filled) =
-            SrsSegment::open_or_load(&self.dir, &key, image_len(&layout), |out| {
-                let file = std::fs::File::open(params).map_err(|e| e.to_string())?;
-                // SAFETY: parameter files are not modified while provers run (the key
-                // includes size and mtime; a rewritten file gets a new segment).
-                let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| e.to_string())?;
-                fill_image(&map, params, validation, out).map_err(|e| e.to_string())
+        // Taken before the decode: a file replaced during it is not blamed for the old
+        // one's fault.
+        let identity = params_check::identity(params);
+        let mut fault_in_file = None;
+        let loaded = SrsSegment::open_or_load(&self.dir, &key, image_len(&layout), |out| {
+            let file = std::fs::File::open(params).map_err(|e| e.to_string())?;
+            // SAFETY: parameter files are not modified while provers run (the key
+            // includes size and mtime; a rewritten file gets a new segment).
+            let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| e.to_string())?;
+            fill_image(&map, params, validation, out).map_err(|e| {
+                if e.is_in_the_file() {
+                    fault_in_file = Some(e.to_string());
+                }
+                e.to_string()
             })
-            .with_context(|| format!("{}: loading into shared memory", params.display()))?;
+        });
+        if let (Some(why), Some(identity)) = (fault_in_file, identity) {
+            self.refused.insert(params.to_path_buf(), (identity, why));
+        }
+        let (segment, filled) =
+            loaded.with_context(|| format!("{}: loading into shared memory", params.display()))?;
         if filled && validation == Validation::Full {
             params_check::record_checked(params);
         }

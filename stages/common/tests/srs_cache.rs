@@ -1,7 +1,8 @@
 //! The shared SRS segment never stands in for a point check it did not do: a load that owes
 //! the file its full check maps a segment filled with that check, not one a trusted load
 //! filled earlier; once checked (marker beside the file), loads reuse a segment, the
-//! checked one first, so a file checked by one process is not decoded again by the next.
+//! checked one first, so a file checked by one process is not decoded again by the next;
+//! a file whose decode failed on its own bytes is refused at once until it is replaced.
 
 use bellperson::groth16::{generate_random_parameters, Parameters};
 use bellperson::{gadgets::boolean::AllocatedBit, Circuit, ConstraintSystem, SynthesisError};
@@ -101,4 +102,43 @@ fn a_checked_segment_serves_the_trusted_loads_after_it() {
         assert_eq!(trusted, checked);
     }
     assert_eq!(checked, *params.l);
+}
+
+/// A parameter file with a bad point fails every job of it; the process remembers that
+/// and refuses the next job at once with the same error (at 32 GiB a decode takes
+/// minutes), until the file is replaced.
+#[test]
+fn a_file_that_failed_its_decode_is_refused_at_once_until_replaced() {
+    let files = tempfile::tempdir().unwrap();
+    let shm = tempfile::tempdir().unwrap();
+    let (path, params) = write_params(files.path(), 64);
+    let good = std::fs::read(&path).unwrap();
+    let mut bad = good.clone();
+    // The last byte is the low byte of the last B_G2 point's y: (x, y ^ 1) is off the curve.
+    *bad.last_mut().unwrap() ^= 1;
+    std::fs::write(&path, &bad).unwrap();
+
+    let mut cache = SrsCache::new(shm.path(), false);
+    let Err(first) = cache.get(&path) else {
+        panic!("a bad point is refused")
+    };
+    let first = format!("{first:#}");
+    assert!(first.contains("invalid point"), "{first}");
+    assert!(!first.contains("refused when"), "{first}");
+    let Err(again) = cache.get(&path) else {
+        panic!("still refused")
+    };
+    let again = format!("{again:#}");
+    assert!(
+        again.contains("refused when this process last loaded it"),
+        "{again}"
+    );
+    assert!(again.contains("invalid point"), "{again}");
+    assert_eq!(segments(shm.path()), 0);
+
+    // The operator puts a good copy in place (a new file renamed over the old one).
+    let fresh = files.path().join("fresh");
+    std::fs::write(&fresh, &good).unwrap();
+    std::fs::rename(&fresh, &path).unwrap();
+    assert_eq!(cache.get(&path).unwrap().l.to_vec(), *params.l);
 }
