@@ -247,6 +247,10 @@ fn spawn(
         .or((!placement.cpus.is_empty()).then_some(placement.cpus.len()))
     {
         cmd.env("CUZK_THREADS", t.to_string());
+    } else {
+        // Not a key of the configuration (`stages.<stage>.threads` is): one in the
+        // supervisor's own environment must not reach the stages by inheritance.
+        cmd.env_remove("CUZK_THREADS");
     }
     if let Some(i) = gpu_index {
         // The topology lists GPUs by PCI address; CUDA numbers them the same way only

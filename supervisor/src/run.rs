@@ -514,11 +514,14 @@ fn ensure_params(sector_size: u64) -> Result<PathBuf> {
         "cuzk: no parameters for {} yet: generating random test parameters (first use only)",
         proof_type_name(proof)
     );
-    params::run(&params::GenerateArgs {
-        sector_size: format_sector_size(sector_size),
-        proof_type: None,
-        param_cache: None,
-        allow_large: false,
+    // Under systemd this runs before READY=1: minutes the unit's start timeout must allow.
+    sd_notify::extending_start(Duration::from_secs(30), || {
+        params::run(&params::GenerateArgs {
+            sector_size: format_sector_size(sector_size),
+            proof_type: None,
+            param_cache: None,
+            allow_large: false,
+        })
     })?;
     Ok(files.params)
 }

@@ -2,11 +2,12 @@
 //! of `KEY=value` lines to the unix socket named by `$NOTIFY_SOCKET`. Without that variable
 //! (not started by systemd, or not `Type=notify`) every call does nothing.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::io;
 use std::os::linux::net::SocketAddrExt;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::net::{SocketAddr, UnixDatagram};
+use std::sync::mpsc;
 use std::time::Duration;
 
 /// Start-up is complete (the unit becomes active; `systemctl start` returns).
@@ -39,6 +40,34 @@ pub fn watchdog_interval() -> Option<Duration> {
     (pid_matches && usec > 0).then(|| Duration::from_micros(usec))
 }
 
+/// Runs `work` (a long step before start-up is complete: generating test parameters takes
+/// ~9 min at 2 KiB), telling systemd every `every` that start-up needs `3 × every` more
+/// (`EXTEND_TIMEOUT_USEC`), so the unit's start timeout (90 s by default) does not kill it
+/// half done. Without `$NOTIFY_SOCKET` it only runs `work`.
+pub fn extending_start<T>(every: Duration, work: impl FnOnce() -> T) -> T {
+    match std::env::var_os("NOTIFY_SOCKET") {
+        Some(socket) => extending_start_on(socket, every, work),
+        None => work(),
+    }
+}
+
+fn extending_start_on<T>(socket: OsString, every: Duration, work: impl FnOnce() -> T) -> T {
+    let (stop, stopped) = mpsc::channel::<()>();
+    let state = format!("EXTEND_TIMEOUT_USEC={}", (every * 3).as_micros());
+    let beat = std::thread::spawn(move || loop {
+        // Best effort, as every notification: systemd gone means nobody to tell.
+        let _ = send(&socket, &state);
+        // Until `work` is done (the sender dropped), once every `every`.
+        if stopped.recv_timeout(every) != Err(mpsc::RecvTimeoutError::Timeout) {
+            break;
+        }
+    });
+    let out = work();
+    drop(stop);
+    let _ = beat.join();
+    out
+}
+
 fn notify(state: &str) -> io::Result<()> {
     match std::env::var_os("NOTIFY_SOCKET") {
         Some(socket) => send(&socket, state),
@@ -68,7 +97,6 @@ fn send(socket: &OsStr, state: &str) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::ffi::OsString;
 
     fn received(listener: &UnixDatagram) -> String {
         let mut buf = [0u8; 256];
@@ -100,6 +128,31 @@ mod tests {
         let listener = UnixDatagram::bind_addr(&addr).unwrap();
         send(&OsString::from(format!("@{name}")), "WATCHDOG=1").unwrap();
         assert_eq!(received(&listener), "WATCHDOG=1");
+    }
+
+    #[test]
+    fn a_long_start_step_extends_the_start_timeout_until_it_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("notify");
+        let listener = UnixDatagram::bind(&path).unwrap();
+        let every = Duration::from_millis(40);
+        let out = extending_start_on(path.clone().into_os_string(), every, || {
+            std::thread::sleep(every * 4);
+            7
+        });
+        assert_eq!(out, 7);
+        listener.set_nonblocking(true).unwrap();
+        let mut beats = 0;
+        let mut buf = [0u8; 64];
+        while let Ok(n) = listener.recv(&mut buf) {
+            assert_eq!(&buf[..n], b"EXTEND_TIMEOUT_USEC=120000");
+            beats += 1;
+        }
+        // One at once, then one every 40 ms of the 160 ms step (timing decides the last).
+        assert!((3..=6).contains(&beats), "{beats} extensions");
+        // None after the step returned.
+        std::thread::sleep(every * 2);
+        assert!(listener.recv(&mut buf).is_err());
     }
 
     #[test]

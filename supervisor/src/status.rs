@@ -26,7 +26,7 @@ pub struct Status {
     pub stages: Vec<ProcessStatus>,
     pub done_total: u64,
     pub failed_total: u64,
-    /// Jobs finished in the last ten minutes, per minute.
+    /// Jobs proved and verified in the last ten minutes, per minute (failed ones not counted).
     pub throughput_per_min: f64,
     /// What of the supervisor's own work is failing now (a drop directory it cannot
     /// write, a stage it cannot start; trouble.rs) and the slots a live stage has held too
@@ -96,15 +96,17 @@ pub struct ProcessStatus {
 /// Job completions seen by the supervisor, for the throughput figure.
 #[derive(Default)]
 pub struct Throughput {
-    finished: VecDeque<Instant>,
+    /// When each proof of the last ten minutes was finished: proved and verified ones only,
+    /// so a run of refused files never reads as proofs a minute.
+    proved: VecDeque<Instant>,
     pub done_total: u64,
     pub failed_total: u64,
 }
 
 impl Throughput {
     pub fn record(&mut self, ok: bool) {
-        self.finished.push_back(Instant::now());
         if ok {
+            self.proved.push_back(Instant::now());
             self.done_total += 1;
         } else {
             self.failed_total += 1;
@@ -113,10 +115,10 @@ impl Throughput {
 
     fn per_min(&mut self) -> f64 {
         const WINDOW: Duration = Duration::from_secs(600);
-        while self.finished.front().is_some_and(|t| t.elapsed() > WINDOW) {
-            self.finished.pop_front();
+        while self.proved.front().is_some_and(|t| t.elapsed() > WINDOW) {
+            self.proved.pop_front();
         }
-        self.finished.len() as f64 / 10.0
+        self.proved.len() as f64 / 10.0
     }
 }
 
@@ -227,8 +229,8 @@ pub struct StatusArgs {
     /// from --config).
     #[arg(long, env = "CUZK_DATA_DIR")]
     pub data_dir: Option<PathBuf>,
-    /// The configuration file `cuzk run` was started with.
-    #[arg(long)]
+    /// The configuration file `cuzk run` was started with (as `cuzk run`, CUZK_CONFIG).
+    #[arg(long, env = "CUZK_CONFIG")]
     pub config: Option<PathBuf>,
     /// Print the status as JSON.
     #[arg(long)]
@@ -244,13 +246,20 @@ pub fn show(args: &StatusArgs) -> Result<std::process::ExitCode> {
         }
     };
     let path = data_dir.join("status.json");
-    let text = std::fs::read_to_string(&path).with_context(|| {
-        format!(
-            "{}: no status (is `cuzk run` serving {}?)",
-            path.display(),
-            data_dir.display()
-        )
-    })?;
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        // Never started here (or another data directory): not running, which is what a
+        // health check asks (exit 3), with the place looked at.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!(
+                "cuzk: {}: no status: no `cuzk run` has served {}",
+                path.display(),
+                data_dir.display()
+            );
+            return Ok(std::process::ExitCode::from(NOT_RUNNING));
+        }
+        Err(e) => return Err(e).with_context(|| format!("{}: reading the status", path.display())),
+    };
     let status: Status = serde_json::from_str(&text)?;
     let age_ms =
         (cuzk_shm_layout::clock::unix_ns() / 1_000_000).saturating_sub(status.updated_unix_ms);
@@ -259,7 +268,7 @@ pub fn show(args: &StatusArgs) -> Result<std::process::ExitCode> {
         let mut v = serde_json::to_value(&status)?;
         v["running"] = serde_json::Value::Bool(alive);
         println!("{}", serde_json::to_string_pretty(&v)?);
-        return Ok(std::process::ExitCode::SUCCESS);
+        return Ok(exit_code(alive));
     }
     println!(
         "cuzk run pid {} — {} (status {:.1} s old){}",
@@ -310,11 +319,19 @@ pub fn show(args: &StatusArgs) -> Result<std::process::ExitCode> {
             p.up_s
         );
     }
-    Ok(if alive {
+    Ok(exit_code(alive))
+}
+
+/// `cuzk status`'s exit status when no supervisor is serving the data directory, with
+/// `--json` or without (LSB's "program is not running").
+const NOT_RUNNING: u8 = 3;
+
+fn exit_code(alive: bool) -> std::process::ExitCode {
+    if alive {
         std::process::ExitCode::SUCCESS
     } else {
-        std::process::ExitCode::from(3)
-    })
+        std::process::ExitCode::from(NOT_RUNNING)
+    }
 }
 
 #[cfg(test)]
@@ -346,5 +363,59 @@ mod tests {
             job(&states).states_line(),
             "40 done, 1 proving, 1 prepped, 2 synthesizing, 82 waiting"
         );
+    }
+
+    #[test]
+    fn only_proved_jobs_count_as_proofs_a_minute() {
+        let mut t = Throughput::default();
+        for _ in 0..20 {
+            t.record(false);
+        }
+        t.record(true);
+        assert_eq!((t.done_total, t.failed_total), (1, 20));
+        assert_eq!(t.per_min(), 0.1);
+    }
+
+    /// A health check reads the exit status, with `--json` too: 3 when the status is
+    /// stale (its supervisor gone) and when there is none at all.
+    #[test]
+    fn status_exits_3_when_no_supervisor_serves_the_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let args = |json| StatusArgs {
+            data_dir: Some(dir.path().to_path_buf()),
+            config: None,
+            json,
+        };
+        let not_running = std::process::ExitCode::from(NOT_RUNNING);
+        for json in [false, true] {
+            assert_eq!(
+                show(&args(json)).unwrap(),
+                not_running,
+                "no status.json, json {json}"
+            );
+        }
+        let stale = Status {
+            pid: std::process::id(),
+            updated_unix_ms: 0,
+            draining: false,
+            data_dir: dir.path().to_path_buf(),
+            arena: dir.path().join("arena"),
+            queued: 0,
+            jobs: Vec::new(),
+            slots: Vec::new(),
+            stages: Vec::new(),
+            done_total: 0,
+            failed_total: 0,
+            throughput_per_min: 0.0,
+            trouble: None,
+        };
+        stale.write(&dir.path().join("status.json")).unwrap();
+        for json in [false, true] {
+            assert_eq!(
+                show(&args(json)).unwrap(),
+                not_running,
+                "stale status, json {json}"
+            );
+        }
     }
 }

@@ -42,7 +42,7 @@ struct Args {
     #[arg(long, env = "CUZK_GPU_H_FORM", default_value = "coefficients")]
     h_form: HFormArg,
     /// With `lagrange` or `folded`: a directory where H's bases in Lagrange form are kept
-    /// between starts (made once per parameter file: 0.4 GiB at 2 KiB, 24 GiB at 32 GiB);
+    /// between starts (made once per parameter file: 0.8 GB at 2 KiB, 24 GiB at 32 GiB);
     /// absent: made at every start.
     #[arg(long, env = "CUZK_GPU_LAGRANGE_CACHE")]
     lagrange_cache: Option<std::path::PathBuf>,
