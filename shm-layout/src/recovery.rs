@@ -98,8 +98,15 @@ impl Arena {
                             header.job_id.load(Ordering::Relaxed),
                             header.partition.load(Ordering::Relaxed),
                         );
+                        // A partition whose proof is in (an epilogue killed while it
+                        // waited to write the job's proof) lost nothing: counted, a job
+                        // with every proof in could fail on earlier CUDA errors.
                         let counted = !left_unwritten.contains(&job_id) && working_on == Some(slot);
-                        if let Some(job) = self.job(job_id).ok().filter(|_| counted) {
+                        let job = self
+                            .job(job_id)
+                            .ok()
+                            .filter(|job| counted && !job.is_partition_done(p).unwrap_or(false));
+                        if let Some(job) = job {
                             let _ = job.note_lost_attempt(
                                 p,
                                 &format!(

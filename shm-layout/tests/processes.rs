@@ -619,6 +619,33 @@ fn a_partition_lost_again_and_again_fails_its_job() {
     arena.remove().unwrap();
 }
 
+/// A holder killed after its partition's proof is in (an epilogue waiting to write the
+/// job's proof, OOM-killed or killed by hand) lost no attempt: with earlier losses on that
+/// partition, counting it would fail a job whose every proof is in.
+#[test]
+fn a_holder_killed_after_its_partition_is_done_is_no_lost_attempt() {
+    use cuzk_shm_layout::job::LOST_ATTEMPTS_BEFORE_FAILING;
+    let env = TestEnv::new("donekill");
+    let arena = env.create_arena(tiny_shape(), 1);
+    let (job, (_cp, tx), mut d) = synthesized_partition(&env, &arena, "done.json", 1, 0);
+    for _ in 1..LOST_ATTEMPTS_BEFORE_FAILING {
+        d = lose_to_a_killed_holder(&env, &arena, &tx, d, &[("CUZK_K", "1".into())], |_| {});
+    }
+    assert_eq!(
+        job.lost_attempts(0).unwrap(),
+        LOST_ATTEMPTS_BEFORE_FAILING - 1
+    );
+    lose_to_a_killed_holder(&env, &arena, &tx, d, &[("CUZK_K", "1".into())], |_| {
+        assert!(job.mark_partition_done(0).unwrap());
+    });
+    assert_eq!(
+        job.lost_attempts(0).unwrap(),
+        LOST_ATTEMPTS_BEFORE_FAILING - 1
+    );
+    assert!(!job.is_failed(), "{:?}", job.failure_reason());
+    arena.remove().unwrap();
+}
+
 /// An epilogue that stops with its job's verified proof unwritten (a scale-down while
 /// `done/` is full) leaves its slot to recovery on purpose: that is no lost attempt, so a
 /// partition with earlier CUDA errors cannot fail a proved job that way. The mark is
