@@ -65,6 +65,14 @@ impl SrsSegment {
         dir.join(format!("cuzk-srs-{:016x}.seg", key.digest()))
     }
 
+    /// The bytes a segment of `len` data bytes takes in `dir` (its header page, rounded
+    /// to the file system's page: 2 MiB on hugetlbfs).
+    pub fn bytes_in(dir: &Path, len: usize) -> u64 {
+        let total = (SRS_HEADER_BYTES + len) as u64;
+        let page = crate::arena::page_size_of(dir);
+        crate::shape::align_up(total, page).unwrap_or(total)
+    }
+
     fn lock_path(dir: &Path, key: &SrsKey) -> PathBuf {
         dir.join(format!("cuzk-srs-{:016x}.lock", key.digest()))
     }
@@ -128,9 +136,7 @@ impl SrsSegment {
             .mode(0o600)
             .open(tmp)
             .map_err(|e| ShmError::io(tmp, "create SRS segment", e))?;
-        let total = (SRS_HEADER_BYTES + len) as u64;
-        let page = crate::arena::page_size_of(tmp.parent().unwrap_or(Path::new(".")));
-        let file_len = crate::shape::align_up(total, page).unwrap_or(total);
+        let file_len = Self::bytes_in(tmp.parent().unwrap_or(Path::new(".")), len);
         file.set_len(file_len)
             .map_err(|e| ShmError::io(tmp, "size SRS segment", e))?;
         // SAFETY: a fresh file under a private name: nobody else maps or truncates it.

@@ -22,6 +22,7 @@ mod prove;
 mod replica_check;
 mod run;
 mod sd_notify;
+mod shm_room;
 mod stalled;
 mod status;
 mod topology;

@@ -21,6 +21,7 @@ use crate::admission::{admit, retire_failed, wants_job, Admitted, Terms};
 use crate::children::Children;
 use crate::config::{Config, Overrides, StageKind};
 use crate::instance::{shape_of_params, InstanceLock, InstanceNames};
+use crate::shm_room::{self, Need};
 use crate::stalled::{StallWatch, STALLED_AFTER};
 use crate::status::{Snapshot, Status, Throughput};
 use crate::topology::Topology;
@@ -120,12 +121,21 @@ pub fn run(args: &RunArgs) -> Result<()> {
     // partitions bring theirs (no R1CS behind them), so their slots keep the room.
     let by_prover = cuzk_synthesis::slot_evals_from_env().map_err(anyhow::Error::msg)?
         == cuzk_kernels::witness::Evaluated::ByProver;
-    let shape = match args.synthetic {
-        Some(s) => PartitionShape::new(1 << s.domain_log2, s.num_inputs as u64, s.num_aux as u64),
-        None if by_prover => {
-            shape_of_params(&ensure_params(config.sector_size)?)?.with_evals_by_prover()
+    let (shape, params) = match args.synthetic {
+        Some(s) => (
+            PartitionShape::new(1 << s.domain_log2, s.num_inputs as u64, s.num_aux as u64),
+            None,
+        ),
+        None => {
+            let params = ensure_params(config.sector_size)?;
+            let shape = shape_of_params(&params)?;
+            let shape = if by_prover {
+                shape.with_evals_by_prover()
+            } else {
+                shape
+            };
+            (shape, Some(params))
         }
-        None => shape_of_params(&ensure_params(config.sector_size)?)?,
     };
     let topology =
         Topology::read(Path::new("/sys")).context("reading the CPU/NUMA/GPU topology")?;
@@ -139,6 +149,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let mut arena_config = ArenaConfig::new(&names.arena, shape, config.slots);
     arena_config.dir = config.arena_dir.clone();
     let arena = Arena::create(&arena_config).context("creating the arena")?;
+    if let Err(e) = check_arena_dir_room(&config, &arena_path, args.synthetic, params.as_deref()) {
+        let _ = arena.remove();
+        return Err(e);
+    }
     let control = ControlPlane::new(&names.arena, &iox)?;
     let announcers = Announcers::new(&control)?;
     let timeline = Timeline::open(Some(&config.timeline), "supervisor")?;
@@ -524,6 +538,41 @@ fn ensure_params(sector_size: u64) -> Result<PathBuf> {
         })
     })?;
     Ok(files.params)
+}
+
+/// Refuses to start when the arena directory cannot hold the arena's slots and the
+/// decoded parameters of `params` (or of the synthetic shape) once written (shm_room.rs).
+fn check_arena_dir_room(
+    config: &Config,
+    arena_path: &Path,
+    synthetic: Option<SyntheticShape>,
+    params: Option<&Path>,
+) -> Result<()> {
+    let srs = cuzk_stage_common::SrsCache::new(&config.arena_dir, config.trust_params);
+    let (srs_what, srs_bytes) = match (synthetic, params) {
+        (Some(shape), _) => (
+            format!("the synthetic {} SRS", shape.name),
+            srs.synthetic_bytes_to_load(shape),
+        ),
+        (None, Some(p)) => (
+            format!("the decoded {}", p.display()),
+            srs.bytes_to_load(p)?,
+        ),
+        (None, None) => (String::new(), 0),
+    };
+    shm_room::check_room(
+        &config.arena_dir,
+        &[
+            Need {
+                what: format!("the arena's {} slot(s)", config.slots),
+                bytes: shm_room::unwritten_bytes(arena_path)?,
+            },
+            Need {
+                what: srs_what,
+                bytes: srs_bytes,
+            },
+        ],
+    )
 }
 
 /// iceoryx2 keeps one management file per prefix after its last node is gone; the

@@ -94,6 +94,40 @@ impl SrsCache {
         view_image(seg.bytes()).with_context(|| format!("SRS segment {}", seg.path().display()))
     }
 
+    /// The shared memory (bytes) that loading `params` would still take in this cache's
+    /// directory: 0 when the segment a load would map is there, else the whole segment.
+    /// The supervisor checks at start that its directory has room for it.
+    pub fn bytes_to_load(&self, params: &Path) -> Result<u64> {
+        let (key, checked_key) = Self::keys(params)?;
+        let present = |k: &SrsKey| SrsSegment::segment_path(&self.dir, k).exists();
+        let there = match params_check::validation_for(params, self.trust_params) {
+            Validation::Full => present(&checked_key),
+            Validation::Trusted => present(&checked_key) || present(&key),
+        };
+        Ok(if there {
+            0
+        } else {
+            SrsSegment::bytes_in(&self.dir, image_len(&Srs::layout(params)?))
+        })
+    }
+
+    /// The same for the synthetic SRS of `shape`.
+    pub fn synthetic_bytes_to_load(&self, shape: SyntheticShape) -> u64 {
+        let key = Self::synthetic_key(shape);
+        if SrsSegment::segment_path(&self.dir, &key).exists() {
+            0
+        } else {
+            SrsSegment::bytes_in(&self.dir, synthetic_image_len(shape.srs_counts()))
+        }
+    }
+
+    /// The segment keys of `params`: the plain one and the one filled with the full check.
+    fn keys(params: &Path) -> Result<(SrsKey, SrsKey)> {
+        let key = SrsKey::of_file(params)?;
+        let checked_key = SrsKey::new(format!("{}:full-check", key.as_str()));
+        Ok((key, checked_key))
+    }
+
     fn load(&mut self, params: &Path) -> Result<SrsSegment> {
         if !params.exists() {
             anyhow::bail!(
@@ -103,8 +137,7 @@ impl SrsCache {
         }
         let layout = Srs::layout(params)?;
         let validation = params_check::validation_for(params, self.trust_params);
-        let key = SrsKey::of_file(params)?;
-        let checked_key = SrsKey::new(format!("{}:full-check", key.as_str()));
+        let (key, checked_key) = Self::keys(params)?;
         // A segment filled without the subgroup checks must not stand in for them: a load
         // that owes the file its full check gets (and fills) a segment of its own. A
         // Trusted load (checked before, or the operator trusts the file) maps that checked
