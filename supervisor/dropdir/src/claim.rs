@@ -32,13 +32,28 @@ impl DropDir {
     /// and `requeue_working` treats both the same.
     pub fn claim(&self, incoming: &Path) -> Result<Option<PathBuf>, DropDirError> {
         let stem = c1_stem_of(incoming)?;
-        if self.is_proved(incoming) {
-            let (proof, _) = self.done_paths(incoming);
-            return self.reject_duplicate(incoming, &proof, "proved");
-        }
         let name = incoming.file_name().unwrap_or(stem);
         let target = self.working.join(name);
         match rename_noreplace(incoming, &target) {
+            // Whether it was proved already is asked once the file is ours, not before:
+            // an epilogue finishing an earlier job of this name writes its proof and then
+            // removes its input from working/, so a copy dropped again could pass a check
+            // before the rename just before the proof appears, and the rename just after
+            // the input went. Proved again, it would be taken for done with the earlier
+            // job's proof. After the rename, its proof is there if that input has gone.
+            Ok(()) if self.is_proved(&target) => {
+                let (proof, _) = self.done_paths(&target);
+                let rejected = self.reject_duplicate(&target, &proof, "proved");
+                if let Err(e) = &rejected {
+                    if !matches!(e, DropDirError::Duplicate { .. }) {
+                        // failed/ cannot take it now: back to incoming/ to be tried again,
+                        // not left in working/, where the restart's requeue would take
+                        // it, beside its name's proof, for a job already finished.
+                        let _ = rename_noreplace(&target, incoming);
+                    }
+                }
+                rejected
+            }
             Ok(()) => Ok(Some(target)),
             Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {
@@ -69,6 +84,26 @@ impl DropDir {
                 failed,
             }),
             None => Ok(None),
+        }
+    }
+
+    /// Gives a claimed input back to `incoming/` (it cannot be admitted now for the
+    /// machine's reasons, such as its parameters missing, and is tried again later).
+    /// Returns its path there. A newer file of the same name in `incoming/` meanwhile
+    /// wins: this one goes to `failed/` saying so, and the result is `None`.
+    pub fn unclaim(&self, working: &Path) -> Result<Option<PathBuf>, DropDirError> {
+        let name = working.file_name().unwrap_or_default();
+        let back = self.incoming.join(name);
+        match rename_noreplace(working, &back) {
+            Ok(()) => Ok(Some(back)),
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {
+                self.fail(
+                    working,
+                    "given back to incoming/ to wait, but a newer file of the same name is there",
+                )?;
+                Ok(None)
+            }
+            Err(err) => Err(DropDirError::io("give back (rename to incoming/)", working)(err)),
         }
     }
 

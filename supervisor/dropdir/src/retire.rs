@@ -107,10 +107,15 @@ impl DropDir {
             text.as_bytes(),
         )?;
         let target = self.failed.join(with_extension(stem, "json"));
-        match std::fs::rename(input, &target) {
-            Ok(()) => {}
-            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(err) => return Err(DropDirError::io("move to failed/", input)(err)),
+        if let Err(err) = std::fs::rename(input, &target) {
+            // No reason without its input: left, it would stand for a failure that did not
+            // happen, and a duplicate's next try would pick the next free number, leaving
+            // one more such file a try.
+            let _ = std::fs::remove_file(self.failed.join(with_extension(stem, "reason")));
+            return match err.kind() {
+                io::ErrorKind::NotFound => Ok(None),
+                _ => Err(DropDirError::io("move to failed/", input)(err)),
+            };
         }
         fsync_dir(&self.failed)?;
         fsync_dir(parent(input))?;

@@ -511,3 +511,41 @@ fn fail_of_a_missing_input_names_the_path() {
         "{text}"
     );
 }
+
+/// A failure whose input cannot be moved into failed/ (here another file system: EXDEV)
+/// leaves no reason file there: it would stand for a failure that did not happen, and
+/// tried again each round, a duplicate's would pile up under a new number each time.
+#[test]
+fn a_failure_that_cannot_be_moved_leaves_no_reason_behind() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DropDir::open(tmp.path()).unwrap();
+    let elsewhere = tempfile::tempdir_in("/dev/shm").unwrap();
+    let input = elsewhere.path().join("far.json");
+    fs::write(&input, b"{}").unwrap();
+    for _ in 0..3 {
+        let err = dir.fail(&input, "x").unwrap_err();
+        assert!(err.to_string().contains("move to failed/"), "{err}");
+    }
+    assert!(names(&dir.failed).is_empty(), "{:?}", names(&dir.failed));
+    assert!(input.is_file(), "the input stays where it was");
+}
+
+/// A claimed file the machine cannot take now (its parameters missing) goes back to
+/// incoming/ to wait; a newer file of its name dropped meanwhile wins.
+#[test]
+fn an_unclaimed_file_goes_back_to_incoming_unless_a_newer_one_is_there() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DropDir::open(tmp.path()).unwrap();
+    let working = dir.claim(&drop_file(&dir, "wait.json", 1)).unwrap().unwrap();
+    let back = dir.unclaim(&working).unwrap().unwrap();
+    assert_eq!(back, dir.incoming.join("wait.json"));
+    assert!(back.is_file() && !working.exists());
+
+    let working = dir.claim(&back).unwrap().unwrap();
+    let newer = drop_file(&dir, "wait.json", 0);
+    assert_eq!(dir.unclaim(&working).unwrap(), None);
+    assert!(newer.is_file(), "the newer file waits in incoming/");
+    assert_eq!(names(&dir.failed), ["wait.json", "wait.reason"]);
+    let reason = fs::read_to_string(dir.failed.join("wait.reason")).unwrap();
+    assert!(reason.contains("a newer file of the same name"), "{reason}");
+}
