@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use cuzk_c1::open::{read_c1_bytes, Links};
-use cuzk_c1::proof_type::proof_type_name;
+use cuzk_c1::proof_type::{format_sector_size, proof_type_name};
 use cuzk_c1::{C1Input, GivenIds};
 use cuzk_dropdir::DropDir;
 use cuzk_epilogue::{check_aggregation_srs, load_verifying_key};
@@ -45,6 +45,22 @@ pub enum Admitted {
     },
     /// Gone before we could claim it (another supervisor took it).
     Vanished,
+    /// Back in incoming/ (the path): this machine cannot admit it now (its parameters
+    /// missing or unreadable), which is no fault of the file. Tried again later.
+    Waiting {
+        incoming: PathBuf,
+        reason: String,
+    },
+}
+
+/// Why a file is not admitted: its own fault, or this machine's for now.
+enum Refusal {
+    /// It cannot be proved (malformed, wrong ids, too large for the slots): to failed/.
+    File(anyhow::Error),
+    /// It could be, but this machine lacks what it needs (a parameter file, the
+    /// verifying key, the aggregation SRS): it waits in incoming/ rather than fail, so a
+    /// parameter cache away for a moment does not send the whole queue to failed/.
+    Machine(anyhow::Error),
 }
 
 /// What the run's configuration puts into every job it admits.
@@ -57,6 +73,9 @@ pub struct Terms<'a> {
     pub b_g2: BG2Stage,
     /// `miner_id`, for files without a MinerID.
     pub miner_id: Option<u64>,
+    /// `sector_size`: a C1 of a larger sector cannot fit the slots, whatever the machine
+    /// has (refused without looking for its parameters).
+    pub sector_size: u64,
 }
 
 /// Claims `incoming` into working/ and publishes it on `terms`, or moves it to failed/
@@ -73,6 +92,7 @@ pub fn admit(
         synthetic,
         b_g2,
         miner_id,
+        sector_size,
     } = *terms;
     let working = match drop_dir.claim(incoming) {
         Ok(Some(w)) => w,
@@ -96,15 +116,22 @@ pub fn admit(
         .unwrap_or_default()
         .to_string_lossy()
         .into_owned();
-    let checked = utf8_path(&working).and_then(|()| match synthetic {
-        None => check(&working, arena.header().shape, miner_id),
-        Some(shape) => check_synthetic(&working, shape).map(|(job, n)| Checked {
-            params: PathBuf::new(),
-            partitions: n,
-            miner_id: None,
-            synthetic: Some(job),
-        }),
-    });
+    let checked = match utf8_path(&working) {
+        Err(e) => Err(e),
+        Ok(()) => match synthetic {
+            None => match check(&working, arena.header().shape, miner_id, sector_size) {
+                Ok(checked) => Ok(checked),
+                Err(Refusal::File(e)) => Err(e),
+                Err(Refusal::Machine(e)) => return wait_in_incoming(drop_dir, &working, e),
+            },
+            Some(shape) => check_synthetic(&working, shape).map(|(job, n)| Checked {
+                params: PathBuf::new(),
+                partitions: n,
+                miner_id: None,
+                synthetic: Some(job),
+            }),
+        },
+    };
     // What the job record cannot hold (checked above as far as we know how) fails this
     // file, never the supervisor: an error out of `admit` ends `run` and every job in
     // flight, and the same file, requeued first at the restart, would end it again.
@@ -160,6 +187,16 @@ pub fn admit(
     }
 }
 
+/// Gives `working` back to incoming/ to wait for what this machine lacks (`why`).
+fn wait_in_incoming(drop_dir: &DropDir, working: &Path, why: anyhow::Error) -> Result<Admitted> {
+    let reason = format!("{why:#}");
+    match drop_dir.unclaim(working)? {
+        Some(incoming) => Ok(Admitted::Waiting { incoming, reason }),
+        // A newer file of its name took its place: this one went to failed/ saying so.
+        None => Ok(Admitted::Refused),
+    }
+}
+
 /// The job record carries the path in a `JobSpec`, which bincode encodes only as UTF-8.
 fn utf8_path(path: &Path) -> Result<()> {
     if path.to_str().is_none() {
@@ -184,8 +221,62 @@ struct Checked {
 /// Everything about a C1 that can be checked before minutes of proving: it parses, has a
 /// prover id (its own MinerID, else the configured `miner_id`) and sector number that give
 /// its replica id (`check_replica_id`), its
-/// verifying key and parameters exist, and its partitions fit the arena's slots.
-fn check(c1_path: &Path, slot_shape: PartitionShape, miner_id: Option<u64>) -> Result<Checked> {
+/// verifying key and parameters exist, and its partitions fit the arena's slots. What this
+/// machine lacks (the parameters, keys and SRS) is `Refusal::Machine`; the rest is the file's.
+fn check(
+    c1_path: &Path,
+    slot_shape: PartitionShape,
+    miner_id: Option<u64>,
+    sector_size: u64,
+) -> Result<Checked, Refusal> {
+    let (c1, miner_id) = check_file(c1_path, miner_id, sector_size).map_err(Refusal::File)?;
+    let machine = |e: anyhow::Error| Refusal::Machine(e);
+    load_verifying_key(c1.proof_type()).map_err(|e| machine(e.into()))?;
+    check_aggregation_srs(c1.proof_type()).map_err(|e| machine(e.into()))?;
+    struct Params;
+    impl CircuitsVisitor for Params {
+        type Output = (PathBuf, usize);
+        fn visit<Tree: 'static + MerkleTreeTrait>(
+            self,
+            c: PorepCircuits<'_, Tree>,
+        ) -> Self::Output {
+            (params_path(&c), c.partitions())
+        }
+    }
+    let (params, partitions) =
+        with_porep_circuits(&c1, Params).map_err(|e| Refusal::File(e.into()))?;
+    if !params.exists() {
+        return Err(machine(anyhow::anyhow!(
+            "{}: parameter file not found",
+            params.display()
+        )));
+    }
+    let need = shape_of_params(&params).map_err(machine)?;
+    if need.domain_log2 > slot_shape.domain_log2
+        || need.num_inputs > slot_shape.num_inputs
+        || need.num_aux > slot_shape.num_aux
+    {
+        return Err(Refusal::File(anyhow::anyhow!(
+            "its partitions (domain 2^{}, {} inputs, {} aux) do not fit the slots (domain 2^{}, {} inputs, {} aux): set sector_size to the largest size you prove",
+            need.domain_log2, need.num_inputs, need.num_aux,
+            slot_shape.domain_log2, slot_shape.num_inputs, slot_shape.num_aux
+        )));
+    }
+    Ok(Checked {
+        params,
+        partitions,
+        miner_id,
+        synthetic: None,
+    })
+}
+
+/// What `check` asks of the file alone, before what the machine has: the C1 (with the
+/// configured miner id where it has none) and that miner id, if it was used.
+fn check_file(
+    c1_path: &Path,
+    miner_id: Option<u64>,
+    sector_size: u64,
+) -> Result<(C1Input, Option<u64>)> {
     let c1 = C1Input::read_dropped(c1_path, GivenIds::default())?;
     // The file's own MinerID wins; the configured one only fills its absence.
     let miner_id = miner_id.filter(|_| c1.miner_id().is_none());
@@ -203,39 +294,16 @@ fn check(c1_path: &Path, slot_shape: PartitionShape, miner_id: Option<u64>) -> R
     c1.prover_id()?;
     c1.sector_id()?;
     check_replica_id(&c1)?;
-    load_verifying_key(c1.proof_type())?;
-    check_aggregation_srs(c1.proof_type())?;
-    struct Params;
-    impl CircuitsVisitor for Params {
-        type Output = (PathBuf, usize);
-        fn visit<Tree: 'static + MerkleTreeTrait>(
-            self,
-            c: PorepCircuits<'_, Tree>,
-        ) -> Self::Output {
-            (params_path(&c), c.partitions())
-        }
-    }
-    let (params, partitions) = with_porep_circuits(&c1, Params)?;
-    if !params.exists() {
-        bail!("{}: parameter file not found", params.display());
-    }
-    let need = shape_of_params(&params)?;
-    if need.domain_log2 > slot_shape.domain_log2
-        || need.num_inputs > slot_shape.num_inputs
-        || need.num_aux > slot_shape.num_aux
-    {
+    if c1.sector_size() > sector_size {
         bail!(
-            "its partitions (domain 2^{}, {} inputs, {} aux) do not fit the slots (domain 2^{}, {} inputs, {} aux): set sector_size to the largest size you prove",
-            need.domain_log2, need.num_inputs, need.num_aux,
-            slot_shape.domain_log2, slot_shape.num_inputs, slot_shape.num_aux
+            "{}: a {} sector ({}), larger than this instance's sector_size {}: its partitions do not fit the slots",
+            c1_path.display(),
+            format_sector_size(c1.sector_size()),
+            proof_type_name(c1.proof_type()),
+            format_sector_size(sector_size)
         );
     }
-    Ok(Checked {
-        params,
-        partitions,
-        miner_id,
-        synthetic: None,
-    })
+    Ok((c1, miner_id))
 }
 
 /// A synthetic job file (`SyntheticJob` as JSON) for an instance started with
@@ -360,6 +428,7 @@ mod tests {
             synthetic,
             b_g2: BG2Stage::HostPrep,
             miner_id: None,
+            sector_size: 2048,
         };
         admit(arena, drop_dir, incoming, &terms, &timeline)
             .expect("a file the job record cannot carry fails that file, not the supervisor")
@@ -474,6 +543,28 @@ mod tests {
                 "{reason}"
             );
         }
+        assert_eq!(arena.active_jobs().count(), 0);
+    }
+
+    /// A C1 of a larger sector than the instance's `sector_size` can never fit its slots:
+    /// the file's refusal (to failed/), decided before its parameters are looked for, so
+    /// a machine without them does not keep it waiting.
+    #[test]
+    fn a_c1_of_a_larger_sector_is_refused_without_looking_for_its_parameters() {
+        let (tmp, drop_dir, arena) = setup(1 << 20);
+        let incoming = drop_dir.incoming.join("big.json");
+        let fixture =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/porep-8MiB-a.c1.json");
+        std::fs::copy(fixture, &incoming).unwrap();
+
+        let admitted = admit_one(&arena, &drop_dir, tmp.path(), &incoming, None);
+
+        assert!(matches!(admitted, Admitted::Refused));
+        let reason = reason(&drop_dir, b"big");
+        assert!(
+            reason.contains("a 8MiB sector") && reason.contains("sector_size 2KiB"),
+            "{reason}"
+        );
         assert_eq!(arena.active_jobs().count(), 0);
     }
 

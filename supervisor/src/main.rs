@@ -28,6 +28,7 @@ mod status;
 mod topology;
 mod trouble;
 mod verify;
+mod waiting;
 
 use std::path::Path;
 use std::process::ExitCode;

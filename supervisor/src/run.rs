@@ -26,6 +26,7 @@ use crate::stalled::{StallWatch, STALLED_AFTER};
 use crate::status::{Snapshot, Status, Throughput};
 use crate::topology::Topology;
 use crate::trouble::Trouble;
+use crate::waiting::Waiting;
 use crate::{params, sd_notify};
 
 #[derive(Debug, clap::Args)]
@@ -207,10 +208,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
         synthetic: args.synthetic,
         b_g2: config.b_g2_msm,
         miner_id: config.miner_id,
+        sector_size: config.sector_size,
     };
     let mut stall_watch = StallWatch::default();
     // Refused files failed/ could not take yet: their working/ path and reason.
     let mut unmoved: Vec<(PathBuf, String)> = Vec::new();
+    // Files this machine cannot admit now (their parameters missing), back in incoming/.
+    let mut waiting = Waiting::default();
     loop {
         let draining = drain_started.is_some();
         // Children: reap, recover what a crashed one held, restart after back-off (during a
@@ -338,13 +342,25 @@ pub fn run(args: &RunArgs) -> Result<()> {
         };
         // Files of this scan still in incoming/ after admission.
         let mut queued = incoming.len();
+        if scanned {
+            waiting.forget_all_but(&incoming);
+        }
         // While claiming fails, it is tried once a second, like the moves into failed/.
+        // Each file is parsed here, on the loop that also reaps, recovers and reports:
+        // a round admits for at most ADMITTING_FOR, and the next goes on after that.
+        let admitting = Instant::now();
         if !draining && trouble.due(CLAIMING) {
             for file in &incoming {
-                if !wants_job(&arena) {
+                if !wants_job(&arena) || admitting.elapsed() > ADMITTING_FOR {
                     break;
                 }
+                if waiting.is_resting(file) {
+                    continue;
+                }
                 let admitted = admit(&arena, &drop_dir, file, &terms, &timeline);
+                if !matches!(admitted, Ok(Admitted::Waiting { .. }) | Err(_)) {
+                    waiting.forget(file);
+                }
                 match admitted {
                     Err(e) => {
                         // The file stays in incoming/ for the next round; the files after
@@ -372,9 +388,18 @@ pub fn run(args: &RunArgs) -> Result<()> {
                         throughput.record(false);
                     }
                     Ok(Admitted::Vanished) => {}
+                    Ok(Admitted::Waiting { incoming, reason }) => {
+                        trouble.cleared(CLAIMING);
+                        waiting.rest(incoming, reason);
+                        continue;
+                    }
                 }
                 queued -= 1;
             }
+        }
+        match waiting.trouble() {
+            Some(e) => trouble.report(WAITING, &e),
+            None => trouble.cleared(WAITING),
         }
 
         if last_status.elapsed() >= Duration::from_secs(1) {
@@ -429,8 +454,12 @@ pub fn run(args: &RunArgs) -> Result<()> {
             ));
         }
 
-        let idle =
-            arena.active_jobs().next().is_none() && unmoved.is_empty() && scanned && queued == 0;
+        // Files that wait for what this machine lacks are not work it can do: with
+        // --exit-when-idle it stops and leaves them in incoming/, saying why.
+        let idle = arena.active_jobs().next().is_none()
+            && unmoved.is_empty()
+            && scanned
+            && queued == waiting.len();
         if drain_started.is_none()
             && (term.load(Ordering::Relaxed) || (args.exit_when_idle && idle))
         {
@@ -452,6 +481,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 }
                 let _ = reap_dead_nodes(&iox, None);
                 remove_iceoryx_leftovers(&names.iox_prefix);
+                if let Some(e) = waiting.trouble() {
+                    eprintln!("cuzk: left in incoming/: {e:#}");
+                }
                 eprintln!(
                     "cuzk: stopped ({} done, {} failed)",
                     throughput.done_total, throughput.failed_total
@@ -471,6 +503,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
 const SCANNING: &str = "scanning incoming/";
 const CLAIMING: &str = "claiming from incoming/";
 const RETIRING: &str = "moving failed jobs to failed/";
+const WAITING: &str = "admitting from incoming/";
+
+/// The longest a round of the main loop spends admitting files (parsing each C1: ~1 s at
+/// 32 GiB) before it goes on to reaping, recovery and the status.
+const ADMITTING_FOR: Duration = Duration::from_secs(2);
 const STARTING: &str = "starting a stage process";
 
 /// A stage process that could not be started is tried again after its back-off; the

@@ -23,6 +23,20 @@ pub fn param_cache() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/var/tmp/cuzk-test-params"))
 }
 
+/// A parameter cache of its own holding links to the test cache's 2 KiB Groth16 files
+/// (`.params`, `.vk`, `.meta`) and nothing else (no inner-product SRS), for tests that
+/// take files away from it.
+pub fn linked_param_cache() -> tempfile::TempDir {
+    let cache = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(param_cache()).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("v28-stacked-proof-of-replication") {
+            std::os::unix::fs::symlink(entry.path(), cache.path().join(&name)).unwrap();
+        }
+    }
+    cache
+}
+
 pub struct Pipeline {
     pub scratch: tempfile::TempDir,
     pub data: PathBuf,
@@ -56,11 +70,14 @@ impl Pipeline {
     }
 
     pub fn write_config(&self, extra: &str) {
+        self.write_config_with_cache(&param_cache(), extra);
+    }
+
+    /// `write_config` with another parameter cache (see [`linked_param_cache`]).
+    pub fn write_config_with_cache(&self, cache: &Path, extra: &str) {
         let text = format!(
             "data_dir = {:?}\nparam_cache = {:?}\narena_dir = {:?}\ntrust_params = true\n{extra}\n",
-            self.data,
-            param_cache(),
-            self.arena_dir
+            self.data, cache, self.arena_dir
         );
         std::fs::write(&self.config, text).unwrap();
     }

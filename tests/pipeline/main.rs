@@ -13,7 +13,7 @@ use std::time::Duration;
 use base64::Engine;
 use cuzk_shm_layout::timeline::{names, read_log};
 use cuzk_shm_layout::SlotState;
-use harness::{fixture, Pipeline};
+use harness::{fixture, linked_param_cache, Pipeline};
 use serde_json::Value;
 
 const MINUTES: Duration = Duration::from_secs(60);
@@ -611,4 +611,48 @@ fn cuda_errors_on_a_partition_are_retried_and_the_proof_verifies() {
             .any(|l| l.contains("cuzk: gpu #") && l.contains("restart scheduled")),
         "the lost context did not restart the gpu process\n{logs}"
     );
+}
+
+/// A verifying key gone while the supervisor runs (a parameter cache being fetched again)
+/// is this machine's trouble, not the file's: the job waits in incoming/, the status says
+/// why, and it is proved once the key is back; nothing goes to failed/.
+#[test]
+fn a_job_waits_in_incoming_while_its_verifying_key_is_away() {
+    let cache = linked_param_cache();
+    let vk = std::fs::read_dir(cache.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "vk"))
+        .expect("the 2 KiB verifying key in the test parameter cache");
+    let mut p = Pipeline::new(&counts(1, 1, 1, 1, 1));
+    p.write_config_with_cache(cache.path(), &counts(1, 1, 1, 1, 1));
+    p.start(&[]);
+    let away = vk.with_extension("away");
+    std::fs::rename(&vk, &away).unwrap();
+    let a = fixture("porep-2KiB-a.c1.json");
+    p.submit(&a, "a.json");
+    p.wait_for("a.json waiting, the status saying why", 2 * MINUTES, |p| {
+        p.status().is_some_and(|s| {
+            s["trouble"].as_str().is_some_and(|t| {
+                t.contains("1 file(s) wait in incoming/") && t.contains(vk.to_str().unwrap())
+            })
+        })
+    });
+    assert_eq!(p.files("incoming", ".json"), ["a.json"], "{}", p.logs());
+    assert!(p.files("failed", "").is_empty(), "{}", p.logs());
+    std::fs::rename(&away, &vk).unwrap();
+    p.wait_for("a's proof, once the key is back", 10 * MINUTES, |p| {
+        p.files("done", ".proof") == ["a.proof"]
+    });
+    assert!(p.verifies(&a, "a.proof"), "a does not verify");
+    p.wait_for("the trouble gone from the status", MINUTES, |p| {
+        p.status().is_some_and(|s| s["trouble"].is_null())
+    });
+    p.signal(libc::SIGTERM);
+    assert_eq!(p.wait_exit(5 * MINUTES), Some(0), "{}", p.logs());
+    assert!(p.files("failed", "").is_empty(), "{}", p.logs());
+    let logs = p.logs();
+    assert!(logs.contains("a.json waits in incoming/"), "{logs}");
+    assert_eq!(logs.matches(") claimed").count(), 1, "claimed once\n{logs}");
 }

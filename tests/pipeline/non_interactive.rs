@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use crate::harness::{param_cache, Pipeline};
+use crate::harness::{linked_param_cache, param_cache, Pipeline};
 use crate::{counts, MINUTES};
 
 const NI_2KIB: &str = "StackedDrg2KiBV1_2_Feat_NonInteractivePoRep";
@@ -65,14 +65,7 @@ fn ni_c1() -> &'static Path {
 
 /// A parameter cache with the test cache's 2 KiB Groth16 files (linked) and no SRS.
 fn cache_without_srs() -> tempfile::TempDir {
-    let cache = tempfile::tempdir().unwrap();
-    for entry in std::fs::read_dir(param_cache()).unwrap().flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with("v28-stacked-proof-of-replication") {
-            std::os::unix::fs::symlink(entry.path(), cache.path().join(&name)).unwrap();
-        }
-    }
-    cache
+    linked_param_cache()
 }
 
 /// Without the inner-product SRS, `cuzk prove` and `cuzk verify` stop at once (exit 2)
@@ -104,34 +97,31 @@ fn a_missing_inner_product_srs_is_named_before_any_proving() {
     assert!(!prove_out.exists());
 }
 
-/// The pipeline refuses a NonInteractivePoRep job at admission when the SRS is missing:
-/// to failed/ with a reason naming the file, nothing proved, the supervisor exits 0.
+/// The pipeline does not admit a NonInteractivePoRep job while the SRS is missing: this
+/// machine's trouble, not the file's, so it waits in incoming/ (not failed/), nothing is
+/// proved, and with --exit-when-idle the supervisor stops, saying what it left and why.
 #[test]
-fn the_pipeline_refuses_a_non_interactive_job_without_its_srs() {
+fn the_pipeline_keeps_a_non_interactive_job_waiting_without_its_srs() {
     let c1 = ni_c1();
     let cache = cache_without_srs();
     let mut p = Pipeline::new(&counts(1, 1, 1, 1, 1));
-    std::fs::write(
-        &p.config,
-        format!(
-            "data_dir = {:?}\nparam_cache = {:?}\narena_dir = {:?}\ntrust_params = true\n{}",
-            p.data,
-            cache.path(),
-            p.arena_dir,
-            counts(1, 1, 1, 1, 1)
-        ),
-    )
-    .unwrap();
+    p.write_config_with_cache(cache.path(), &counts(1, 1, 1, 1, 1));
     p.submit(c1, "ni.json");
     p.start(&["--exit-when-idle"]);
     assert_eq!(p.wait_exit(5 * MINUTES), Some(0), "{}", p.logs());
     assert!(p.files("done", "").is_empty(), "{}", p.logs());
-    let reason = std::fs::read_to_string(p.data.join("failed/ni.reason")).unwrap();
-    assert!(
-        reason.contains(cache.path().join(SRS_FILE).to_str().unwrap()),
-        "{reason}"
-    );
-    assert!(reason.contains("inner-product SRS"), "{reason}");
+    assert!(p.files("failed", "").is_empty(), "{}", p.logs());
+    assert_eq!(p.files("incoming", ".json"), ["ni.json"], "{}", p.logs());
+    let logs = p.logs();
+    let srs = cache.path().join(SRS_FILE);
+    for said in [
+        "ni.json waits in incoming/",
+        "left in incoming/: 1 file(s) wait",
+        srs.to_str().unwrap(),
+        "inner-product SRS",
+    ] {
+        assert!(logs.contains(said), "no {said:?} in the logs:\n{logs}");
+    }
     let timeline = std::fs::read_to_string(p.data.join("timeline.jsonl")).unwrap_or_default();
     assert!(!timeline.contains("SYNTH_START"), "{timeline}");
 }

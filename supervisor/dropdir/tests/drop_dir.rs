@@ -536,7 +536,10 @@ fn a_failure_that_cannot_be_moved_leaves_no_reason_behind() {
 fn an_unclaimed_file_goes_back_to_incoming_unless_a_newer_one_is_there() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = DropDir::open(tmp.path()).unwrap();
-    let working = dir.claim(&drop_file(&dir, "wait.json", 1)).unwrap().unwrap();
+    let working = dir
+        .claim(&drop_file(&dir, "wait.json", 1))
+        .unwrap()
+        .unwrap();
     let back = dir.unclaim(&working).unwrap().unwrap();
     assert_eq!(back, dir.incoming.join("wait.json"));
     assert!(back.is_file() && !working.exists());
