@@ -3,7 +3,8 @@
 #   1. `systemd-analyze verify` on cuzk.service, with ExecStart pointing at a built `cuzk`
 #      (verify needs the binary to exist);
 #   2. cuzk.sysusers.conf and cuzk.tmpfiles.conf applied to an empty root in a temp
-#      directory: the user is created and the directories get their owner and modes.
+#      directory: the user is created and the directories get their owner and modes;
+#   3. cuzk.logrotate run on a timeline in a temp directory: copied and truncated in place.
 # Usage: systemd/verify.sh [path/to/cuzk]   (default: the release cuzk in the target directory, built if missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,5 +41,14 @@ for dir in incoming working done failed; do
     [[ -d "$path" && "$(stat -c %u "$path")" == "$uid" ]] || { echo "$path: missing or not owned by cuzk"; exit 1; }
 done
 [[ -d "$root/var/cache/filecoin-proof-parameters" ]] || { echo "parameter cache not created"; exit 1; }
+
+echo "== logrotate: cuzk.logrotate rotates the timeline in place (copytruncate)"
+command -v logrotate >/dev/null || { echo "logrotate not found (apt-get install logrotate)"; exit 1; }
+mkdir -p "$tmp/lr"
+sed "s|/var/lib/cuzk/|$tmp/lr/|; s|^    su cuzk cuzk|    su $(id -un) $(id -gn)|" systemd/cuzk.logrotate >"$tmp/lr.conf"
+printf '{"event":"JOB_CLAIMED"}\n' >"$tmp/lr/timeline.jsonl"
+logrotate --force --state "$tmp/lr.state" "$tmp/lr.conf"
+[[ -s "$tmp/lr/timeline.jsonl.1" && -f "$tmp/lr/timeline.jsonl" && ! -s "$tmp/lr/timeline.jsonl" ]] ||
+    { echo "logrotate did not copy and truncate the timeline"; ls -la "$tmp/lr"; exit 1; }
 
 echo "systemd files OK"

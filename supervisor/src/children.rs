@@ -258,15 +258,22 @@ fn spawn(
         cmd.env("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
         cmd.env("CUZK_GPU_DEVICE", i.to_string());
     }
+    let supervisor = std::process::id() as libc::pid_t;
     // SAFETY: the closure runs in the child between fork and exec; it only makes
-    // async-signal-safe system calls (prctl, sched_setaffinity, set_mempolicy) on data
-    // prepared before the fork, and allocates nothing.
+    // async-signal-safe system calls (prctl, getppid, sched_setaffinity, set_mempolicy)
+    // on data prepared before the fork, and allocates nothing.
     unsafe {
         cmd.pre_exec(move || {
             // A stage never outlives its supervisor: if the supervisor dies (even by
             // SIGKILL) its children die too, and a restarted supervisor starts clean.
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
                 return Err(std::io::Error::last_os_error());
+            }
+            // Died between the fork and the prctl: no signal will come, and the stage
+            // would attach to the next supervisor's arena (the same path) unsupervised.
+            // (ESRCH, "no such process": an error that allocates nothing.)
+            if libc::getppid() != supervisor {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
             }
             prepared.apply()
         });
