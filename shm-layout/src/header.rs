@@ -93,7 +93,7 @@ pub fn layout_hash(geometry: &ArenaGeometry, slots: &SlotLayout) -> u64 {
         offset_of!(ArenaHeader, next_job_id),
         offset_of!(SlotHeader, word),
         offset_of!(SlotHeader, job_id),
-        offset_of!(SlotHeader, entered_unix_ns),
+        offset_of!(SlotHeader, entered_mono_ns),
         offset_of!(JobRecord, word),
         offset_of!(JobRecord, partitions_done),
         offset_of!(JobRecord, partition_blobs),

@@ -67,7 +67,7 @@ impl Arena {
             })
             .min_by_key(|&slot| {
                 let header = self.slot_header(slot);
-                header.entered_unix_ns[header.load().state as usize].load(Ordering::Relaxed)
+                header.entered_mono_ns[header.load().state as usize].load(Ordering::Relaxed)
             });
         for slot in 0..self.slot_count() {
             let header = self.slot_header(slot);

@@ -7,7 +7,7 @@
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::arena::Arena;
-use crate::clock::unix_ns;
+use crate::clock::monotonic_ns;
 use crate::descriptor::SlotDescriptor;
 use crate::error::ShmError;
 use crate::shape::Region;
@@ -23,8 +23,11 @@ pub struct SlotHeader {
     pub job_id: AtomicU64,
     pub partition: AtomicU32,
     pub _pad: u32,
-    /// Unix time (ns) at which the slot last entered each state, indexed by `SlotState`.
-    pub entered_unix_ns: [AtomicU64; 8],
+    /// When the slot last entered each state, indexed by `SlotState`: CLOCK_MONOTONIC ns
+    /// (`clock::monotonic_ns`, one clock for every process of the host), not the wall
+    /// clock, which NTP may step: a step forward would make every busy slot look hung for
+    /// hours, one back would hide a real hang.
+    pub entered_mono_ns: [AtomicU64; 8],
 }
 
 impl SlotHeader {
@@ -40,7 +43,9 @@ impl SlotHeader {
     pub fn transition(&self, from: SlotWord, to: SlotWord) -> Result<(), SlotWord> {
         self.word
             .compare_exchange(from.pack(), to.pack(), Ordering::AcqRel, Ordering::Acquire)
-            .map(|_| self.entered_unix_ns[to.state as usize].store(unix_ns(), Ordering::Relaxed))
+            .map(|_| {
+                self.entered_mono_ns[to.state as usize].store(monotonic_ns(), Ordering::Relaxed)
+            })
             .map_err(|v| SlotWord::unpack(v).expect("corrupt slot word"))
     }
 }

@@ -125,7 +125,7 @@ fn a_slot_is_claimed_once_and_stale_generations_fail() {
     let a = env.create_arena(shape(), 1);
     let c = a.try_claim(0, SlotState::Free, Some(0)).unwrap();
     assert_eq!(c.state(), SlotState::Synthesizing);
-    let entered = &a.slot_header(0).entered_unix_ns[SlotState::Synthesizing as usize];
+    let entered = &a.slot_header(0).entered_mono_ns[SlotState::Synthesizing as usize];
     assert!(
         entered.load(std::sync::atomic::Ordering::Relaxed) > 0,
         "per-state timestamp"
@@ -299,7 +299,7 @@ fn a_dead_gpu_process_counts_only_the_partition_it_was_proving() {
         let h = a.slot_header(slot);
         h.job_id.store(job.job_id(), Ordering::Relaxed);
         h.partition.store(partition, Ordering::Relaxed);
-        h.entered_unix_ns[SlotState::Proving as usize].store(entered, Ordering::Relaxed);
+        h.entered_mono_ns[SlotState::Proving as usize].store(entered, Ordering::Relaxed);
         let w = cuzk_shm_layout::SlotWord {
             state: SlotState::Proving,
             owner_pid: dead,

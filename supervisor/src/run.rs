@@ -404,8 +404,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
 
         if last_status.elapsed() >= Duration::from_secs(1) {
             last_status = Instant::now();
-            let stalled =
-                stall_watch.check(&arena, cuzk_shm_layout::clock::unix_ns(), STALLED_AFTER);
+            let stalled = stall_watch.check(
+                &arena,
+                cuzk_shm_layout::clock::monotonic_ns(),
+                STALLED_AFTER,
+            );
             let said: Vec<String> = trouble
                 .summary()
                 .into_iter()

@@ -57,7 +57,7 @@ pub struct StallWatch {
 }
 
 impl StallWatch {
-    /// The slots held in one busy state for `after` or more at `now_ns` (Unix ns); logs
+    /// The slots held in one busy state for `after` or more at `now_ns` (`monotonic_ns`); logs
     /// each hold the first time it is seen.
     pub fn check(&mut self, arena: &Arena, now_ns: u64, after: Duration) -> Vec<Stalled> {
         let mut stalled = Vec::new();
@@ -68,7 +68,7 @@ impl StallWatch {
             if !word.state.is_busy() {
                 continue;
             }
-            let entered = header.entered_unix_ns[word.state as usize].load(Ordering::Relaxed);
+            let entered = header.entered_mono_ns[word.state as usize].load(Ordering::Relaxed);
             let held = Duration::from_nanos(now_ns.saturating_sub(entered));
             if held < after {
                 continue;
@@ -114,7 +114,7 @@ mod tests {
             Arena::create(&ArenaConfig::new(&name, PartitionShape::new(64, 2, 64), 2)).unwrap();
         let mut watch = StallWatch::default();
         let claim = arena.try_claim(1, SlotState::Free, None).unwrap();
-        let entered = arena.slot_header(1).entered_unix_ns[SlotState::Synthesizing as usize]
+        let entered = arena.slot_header(1).entered_mono_ns[SlotState::Synthesizing as usize]
             .load(Ordering::Relaxed);
         let minute = Duration::from_secs(60);
         let at = |d: Duration| entered + d.as_nanos() as u64;
