@@ -29,6 +29,11 @@ pub struct Position {
     retiring: bool,
     /// Its last start failed (tried again after the back-off).
     start_failed: bool,
+    /// Unexpected exits in a row, each before the process had run `reset_after`, and
+    /// the last one's status: a crash loop (a bad environment, a device that cannot be
+    /// set up), which holds no slot for the stall watch to see.
+    quick_exits: u32,
+    last_exit: String,
 }
 
 /// A process that exited, for recovery and the log.
@@ -90,6 +95,8 @@ impl Children {
                         child: None,
                         started: Instant::now(),
                         restarts: 0,
+                        quick_exits: 0,
+                        last_exit: String::new(),
                         backoff: config.restart.initial_backoff,
                         restart_at: Some(Instant::now()),
                         retiring: false,
@@ -176,7 +183,10 @@ impl Children {
                 // while starts again from the initial delay.
                 if p.started.elapsed() >= config.restart.reset_after {
                     p.backoff = config.restart.initial_backoff;
+                    p.quick_exits = 0;
                 }
+                p.quick_exits += 1;
+                p.last_exit = status.to_string();
                 p.restart_at = Some(Instant::now() + p.backoff);
                 p.backoff = (p.backoff * 2).min(config.restart.max_backoff);
                 p.restarts += 1;
@@ -214,6 +224,31 @@ impl Children {
                 let _ = child.kill();
             }
         }
+    }
+
+    /// The positions whose processes keep exiting soon after they start (`QUICK_EXITS` in
+    /// a row, each within `reset_after`), as a trouble for the status: nothing else shows
+    /// a stage that crash-loops while holding no slot.
+    pub fn crash_looping(&self, reset_after: Duration) -> Option<anyhow::Error> {
+        const QUICK_EXITS: u32 = 3;
+        let looping: Vec<String> = self
+            .positions
+            .iter()
+            .filter(|p| p.quick_exits >= QUICK_EXITS && !p.retiring)
+            // One that has now run long enough is out of the loop.
+            .filter(|p| p.child.is_none() || p.started.elapsed() < reset_after)
+            .map(|p| {
+                format!(
+                    "{} #{} exited {} times in a row within {} s of starting (last: {}; its log says why)",
+                    p.kind.as_str(),
+                    p.index,
+                    p.quick_exits,
+                    reset_after.as_secs(),
+                    p.last_exit
+                )
+            })
+            .collect();
+        (!looping.is_empty()).then(|| anyhow::anyhow!("{}", looping.join("; ")))
     }
 
     /// Whether a position waits to be started again after its start failed.
@@ -424,5 +459,50 @@ mod tests {
             !std::path::Path::new(&format!("/proc/{}", exited.pid)).exists(),
             "reaped afterwards"
         );
+    }
+
+    /// A stage that exits soon after every start is reported while it loops (nothing
+    /// else shows it: it holds no slot), naming it and its last exit; one position's loop
+    /// is not another's.
+    #[test]
+    fn a_stage_that_keeps_exiting_at_start_is_reported_as_crash_looping() {
+        let dir = tempfile::tempdir().unwrap();
+        write_script(&dir.path().join("cuzk-epilogue"), "#!/bin/sh\nexit 7\n");
+        write_script(&dir.path().join("cuzk-synthesis"), "#!/bin/sh\nsleep 30\n");
+        let topology = Topology {
+            nodes: vec![NumaNode {
+                id: 0,
+                cpus: "0".parse().unwrap(),
+            }],
+            gpus: vec![],
+        };
+        let mut config = Config::load_with_gpus(None, &|_| None, &Overrides::default(), 0).unwrap();
+        for kind in StageKind::ALL {
+            config.stage_mut(kind).count = match kind {
+                StageKind::Epilogue | StageKind::Synthesis => 1,
+                _ => 0,
+            };
+        }
+        config.restart.initial_backoff = Duration::from_millis(10);
+        config.restart.max_backoff = Duration::from_millis(20);
+        let mut children = Children::with_bin_dir(dir.path(), vec![]);
+        assert!(children.scale(&config, &topology).is_empty());
+        let until = Instant::now() + Duration::from_secs(20);
+        let mut said = None;
+        while said.is_none() && Instant::now() < until {
+            children.reap(&config, false, |_| ());
+            children.start_due(&config, &topology);
+            said = children.crash_looping(config.restart.reset_after);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let said = said.expect("reported within 20 s").to_string();
+        assert!(
+            said.starts_with("epilogue #0 exited 3 times in a row"),
+            "{said}"
+        );
+        assert!(said.contains("exit status: 7"), "{said}");
+        assert!(!said.contains("synthesis"), "{said}");
+        children.kill_all();
+        children.reap(&config, true, |_| ());
     }
 }

@@ -252,6 +252,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
         }
         let not_started = children.start_due(&config, &topology);
         report_start_errors(&mut trouble, &children, not_started);
+        match children.crash_looping(config.restart.reset_after) {
+            Some(e) => trouble.report(CRASH_LOOPING, &e),
+            None => trouble.cleared(CRASH_LOOPING),
+        }
         if hup.swap(false, Ordering::Relaxed) {
             match Config::load(args.config.as_deref(), &env, &args.overrides) {
                 Ok(new) => {
@@ -512,6 +516,7 @@ const WAITING: &str = "admitting from incoming/";
 /// 32 GiB) before it goes on to reaping, recovery and the status.
 const ADMITTING_FOR: Duration = Duration::from_secs(2);
 const STARTING: &str = "starting a stage process";
+const CRASH_LOOPING: &str = "stage processes";
 
 /// A stage process that could not be started is tried again after its back-off; the
 /// trouble ends once every such position has started.
