@@ -314,6 +314,15 @@ impl<'a> JobView<'a> {
         self.job_id
     }
 
+    /// Whether the record this view reads is still its job's, active: a view outlives
+    /// nothing it is not told of, and between listing the jobs and acting on one, a job
+    /// could be retired and its record given to the next.
+    pub fn is_current(&self) -> bool {
+        let rec = self.rec();
+        let (state, _) = job_word_state(rec.word.load(Ordering::Acquire));
+        state == JobState::Active as u8 && rec.job_id.load(Ordering::Acquire) == self.job_id
+    }
+
     pub fn num_partitions(&self) -> u32 {
         self.rec().num_partitions.load(Ordering::Relaxed)
     }

@@ -415,3 +415,23 @@ fn a_job_of_126_partitions_completes_exactly_once() {
     }
     arena.remove().unwrap();
 }
+
+/// A view of a job retired since it was listed, whose record went to the next job, is no
+/// longer current: synthesis checks that after naming the job in its slot, so it never
+/// synthesizes the next job's partition under the retired one's id.
+#[test]
+fn a_view_of_a_retired_job_is_not_current_once_its_record_is_reused() {
+    let env = TestEnv::new("current");
+    let mut cfg = env.arena_config(shape(), 1);
+    cfg.job_capacity = 1;
+    let a = Arena::create(&cfg).unwrap();
+    let one = a.publish_job_bytes("one", b"job", &[b"p0"]).unwrap();
+    let listed = a.job(one.job_id()).unwrap();
+    assert!(listed.is_current());
+    one.retire();
+    assert!(!listed.is_current(), "retired");
+    let two = a.publish_job_bytes("two", b"job", &[b"p0"]).unwrap();
+    assert!(two.is_current());
+    assert!(!listed.is_current(), "its record now holds job two");
+    a.remove().unwrap();
+}

@@ -73,6 +73,15 @@ fn run(args: Args) -> Result<()> {
             continue;
         };
         claim.set_partition(job.job_id(), p);
+        // The slot names the job now, so it is no longer retired under us; but it may
+        // have been between the listing and the take (a failed job whose last slot had
+        // just drained), its record given to the next job, whose partition the take then
+        // took. That goes back to whichever job holds the record, and this slot is free.
+        if !job.is_current() {
+            job.release_partitions_of_slot(claim.slot());
+            claim.abandon()?;
+            continue;
+        }
         let at = At::slot(job.job_id(), p, claim.slot());
         rt.timeline.emit(names::SYNTH_START, at);
         let synthesized = (|| -> Result<()> {
