@@ -9,7 +9,7 @@ use cuzk_c1::open::{read_c1_bytes, Links};
 use cuzk_c1::proof_type::{format_sector_size, proof_type_name};
 use cuzk_c1::{C1Input, GivenIds};
 use cuzk_dropdir::DropDir;
-use cuzk_epilogue::{check_aggregation_srs, load_verifying_key};
+use cuzk_epilogue::{aggregation_srs_path, check_aggregation_srs, load_verifying_key};
 use cuzk_kernels::synthetic::SyntheticShape;
 use cuzk_shm_layout::job::MAX_PARTITIONS;
 use cuzk_shm_layout::timeline::names;
@@ -46,10 +46,12 @@ pub enum Admitted {
     /// Gone before we could claim it (another supervisor took it).
     Vanished,
     /// Back in incoming/ (the path): this machine cannot admit it now (its parameters
-    /// missing or unreadable), which is no fault of the file. Tried again later.
+    /// missing or unreadable), which is no fault of the file. Tried again when `watch`
+    /// (the file it lacks) changes.
     Waiting {
         incoming: PathBuf,
         reason: String,
+        watch: PathBuf,
     },
 }
 
@@ -57,10 +59,14 @@ pub enum Admitted {
 enum Refusal {
     /// It cannot be proved (malformed, wrong ids, too large for the slots): to failed/.
     File(anyhow::Error),
-    /// It could be, but this machine lacks what it needs (a parameter file, the
-    /// verifying key, the aggregation SRS): it waits in incoming/ rather than fail, so a
-    /// parameter cache away for a moment does not send the whole queue to failed/.
-    Machine(anyhow::Error),
+    /// It could be, but this machine lacks what it needs now (`watch`: the parameter
+    /// file, verifying key or aggregation SRS of its configured sector size, all there at
+    /// start): it waits in incoming/ rather than fail, so a parameter cache away for a
+    /// moment does not send the whole queue to failed/.
+    Machine {
+        error: anyhow::Error,
+        watch: PathBuf,
+    },
 }
 
 /// What the run's configuration puts into every job it admits.
@@ -122,7 +128,9 @@ pub fn admit(
             None => match check(&working, arena.header().shape, miner_id, sector_size) {
                 Ok(checked) => Ok(checked),
                 Err(Refusal::File(e)) => Err(e),
-                Err(Refusal::Machine(e)) => return wait_in_incoming(drop_dir, &working, e),
+                Err(Refusal::Machine { error, watch }) => {
+                    return Ok(wait_in_incoming(drop_dir, &working, error, watch))
+                }
             },
             Some(shape) => check_synthetic(&working, shape).map(|(job, n)| Checked {
                 params: PathBuf::new(),
@@ -187,13 +195,30 @@ pub fn admit(
     }
 }
 
-/// Gives `working` back to incoming/ to wait for what this machine lacks (`why`).
-fn wait_in_incoming(drop_dir: &DropDir, working: &Path, why: anyhow::Error) -> Result<Admitted> {
+/// Gives `working` back to incoming/ to wait for what this machine lacks (`why`, `watch`).
+fn wait_in_incoming(
+    drop_dir: &DropDir,
+    working: &Path,
+    why: anyhow::Error,
+    watch: PathBuf,
+) -> Admitted {
     let reason = format!("{why:#}");
-    match drop_dir.unclaim(working)? {
-        Some(incoming) => Ok(Admitted::Waiting { incoming, reason }),
+    match drop_dir.unclaim(working) {
+        Ok(Some(incoming)) => Admitted::Waiting {
+            incoming,
+            reason,
+            watch,
+        },
         // A newer file of its name took its place: this one went to failed/ saying so.
-        None => Ok(Admitted::Refused),
+        Ok(None) => Admitted::Refused,
+        // incoming/ (or failed/, for a newer copy) cannot take it: failed/ gets it, with
+        // the reason, once it can (the caller's moves of unmoved files), rather than its
+        // lying in working/ with no job until the next start.
+        Err(error) => Admitted::RefusedUnmoved {
+            working: working.to_path_buf(),
+            reason,
+            error: error.into(),
+        },
     }
 }
 
@@ -230,9 +255,28 @@ fn check(
     sector_size: u64,
 ) -> Result<Checked, Refusal> {
     let (c1, miner_id) = check_file(c1_path, miner_id, sector_size).map_err(Refusal::File)?;
-    let machine = |e: anyhow::Error| Refusal::Machine(e);
-    load_verifying_key(c1.proof_type()).map_err(|e| machine(e.into()))?;
-    check_aggregation_srs(c1.proof_type()).map_err(|e| machine(e.into()))?;
+    // Only the configured sector size's files were there at start (`ensure_params`), so
+    // only theirs can be away for a moment; another size's missing files are a machine
+    // that never had them, and its files would wait for ever: refused.
+    let ours = c1.sector_size() == sector_size;
+    let lacking = |error: anyhow::Error, watch: PathBuf| {
+        match ours {
+        true => Refusal::Machine { error, watch },
+        false => Refusal::File(error.context(format!(
+            "{}: this machine lacks what a {} sector needs (only sector_size {}'s parameters are checked at its start)",
+            c1_path.display(),
+            format_sector_size(c1.sector_size()),
+            format_sector_size(sector_size)
+        ))),
+    }
+    };
+    let vk_path = c1
+        .proof_type()
+        .cache_verifying_key_path()
+        .unwrap_or_default();
+    load_verifying_key(c1.proof_type()).map_err(|e| lacking(e.into(), vk_path))?;
+    check_aggregation_srs(c1.proof_type())
+        .map_err(|e| lacking(e.into(), aggregation_srs_path()))?;
     struct Params;
     impl CircuitsVisitor for Params {
         type Output = (PathBuf, usize);
@@ -246,12 +290,10 @@ fn check(
     let (params, partitions) =
         with_porep_circuits(&c1, Params).map_err(|e| Refusal::File(e.into()))?;
     if !params.exists() {
-        return Err(machine(anyhow::anyhow!(
-            "{}: parameter file not found",
-            params.display()
-        )));
+        let error = anyhow::anyhow!("{}: parameter file not found", params.display());
+        return Err(lacking(error, params));
     }
-    let need = shape_of_params(&params).map_err(machine)?;
+    let need = shape_of_params(&params).map_err(|e| lacking(e, params.clone()))?;
     if need.domain_log2 > slot_shape.domain_log2
         || need.num_inputs > slot_shape.num_inputs
         || need.num_aux > slot_shape.num_aux

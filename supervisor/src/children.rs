@@ -184,8 +184,9 @@ impl Children {
                 if p.started.elapsed() >= config.restart.reset_after {
                     p.backoff = config.restart.initial_backoff;
                     p.quick_exits = 0;
+                } else {
+                    p.quick_exits += 1;
                 }
-                p.quick_exits += 1;
                 p.last_exit = status.to_string();
                 p.restart_at = Some(Instant::now() + p.backoff);
                 p.backoff = (p.backoff * 2).min(config.restart.max_backoff);

@@ -135,7 +135,7 @@ fn main() -> ExitCode {
             params::run(args).map(|()| ExitCode::SUCCESS)
         }
         Command::Prove(args) => prove::run(args).map(|()| ExitCode::SUCCESS),
-        Command::Run(args) => run::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Run(args) => run::run(args),
         Command::Status(args) => status::show(args),
         Command::Verify(args) => verify::run(args),
         Command::Bench(BenchCommand::C2(args)) => bench_c2::run(args).map(|()| ExitCode::SUCCESS),

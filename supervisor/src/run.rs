@@ -3,6 +3,7 @@
 //! SIGTERM, rescales on SIGHUP, and tells systemd when it is ready.
 
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -40,7 +41,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub submit: Vec<PathBuf>,
     /// Drain and exit once no job is in flight and incoming/ is empty (working/ is
-    /// requeued at start, so that covers it).
+    /// requeued at start, so that covers it), or holds only files that wait for what this
+    /// machine lacks (their parameters): then the exit status is 4 and they stay there.
     #[arg(long)]
     pub exit_when_idle: bool,
     /// Longest a drain waits for jobs in flight before stopping the stages (their work
@@ -95,7 +97,11 @@ impl Announcers {
     }
 }
 
-pub fn run(args: &RunArgs) -> Result<()> {
+/// `cuzk run`'s exit status when it stopped (`--exit-when-idle`) with files left waiting
+/// in incoming/ for what this machine lacks.
+pub const LEFT_WAITING: u8 = 4;
+
+pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let env = |k: &str| std::env::var(k).ok();
     let mut config = Config::load(args.config.as_deref(), &env, &args.overrides)?;
     // filecoin-proofs reads the cache location once, at first use: set it first.
@@ -253,7 +259,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         let not_started = children.start_due(&config, &topology);
         report_start_errors(&mut trouble, &children, not_started);
         match children.crash_looping(config.restart.reset_after) {
-            Some(e) => trouble.report(CRASH_LOOPING, &e),
+            Some(e) => trouble.persists(CRASH_LOOPING, &e),
             None => trouble.cleared(CRASH_LOOPING),
         }
         if hup.swap(false, Ordering::Relaxed) {
@@ -354,12 +360,19 @@ pub fn run(args: &RunArgs) -> Result<()> {
         // a round admits for at most ADMITTING_FOR, and the next goes on after that.
         let admitting = Instant::now();
         if !draining && trouble.due(CLAIMING) {
-            for file in &incoming {
+            // The files that do not wait first, in queue order; then at most one waiting
+            // file that is due to be checked again (waiting.rs).
+            let order: Vec<&PathBuf> = match wants_job(&arena) {
+                true => incoming
+                    .iter()
+                    .filter(|f| !waiting.is_waiting(f))
+                    .chain(waiting.next_due(&incoming))
+                    .collect(),
+                false => Vec::new(),
+            };
+            for file in order {
                 if !wants_job(&arena) || admitting.elapsed() > ADMITTING_FOR {
                     break;
-                }
-                if waiting.is_resting(file) {
-                    continue;
                 }
                 let admitted = admit(&arena, &drop_dir, file, &terms, &timeline);
                 if !matches!(admitted, Ok(Admitted::Waiting { .. }) | Err(_)) {
@@ -392,9 +405,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
                         throughput.record(false);
                     }
                     Ok(Admitted::Vanished) => {}
-                    Ok(Admitted::Waiting { incoming, reason }) => {
+                    Ok(Admitted::Waiting {
+                        incoming,
+                        reason,
+                        watch,
+                    }) => {
                         trouble.cleared(CLAIMING);
-                        waiting.rest(incoming, reason);
+                        waiting.rest(incoming, reason, watch);
                         continue;
                     }
                 }
@@ -402,7 +419,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             }
         }
         match waiting.trouble() {
-            Some(e) => trouble.report(WAITING, &e),
+            Some(e) => trouble.persists(WAITING, &e),
             None => trouble.cleared(WAITING),
         }
 
@@ -488,14 +505,20 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 }
                 let _ = reap_dead_nodes(&iox, None);
                 remove_iceoryx_leftovers(&names.iox_prefix);
-                if let Some(e) = waiting.trouble() {
+                let left = waiting.trouble();
+                if let Some(e) = &left {
                     eprintln!("cuzk: left in incoming/: {e:#}");
                 }
                 eprintln!(
                     "cuzk: stopped ({} done, {} failed)",
                     throughput.done_total, throughput.failed_total
                 );
-                return Ok(());
+                // Only a batch run (--exit-when-idle) says so by its status: a stop asked
+                // for (systemd's) with files waiting is still a clean stop.
+                return Ok(match left {
+                    Some(_) if args.exit_when_idle => ExitCode::from(LEFT_WAITING),
+                    _ => ExitCode::SUCCESS,
+                });
             }
         }
         if watchdog.is_some_and(|every| last_watchdog.elapsed() >= every / 2) {

@@ -18,14 +18,18 @@ pub struct Need {
 }
 
 /// Fails, naming every need and what takes the room now, when `needs` do not fit in `dir`'s
-/// free space. A file system that reports no size (hugetlbfs mounted without `size=`,
-/// whose pages are reserved at mmap: an error there rather than a SIGBUS) is not checked.
+/// free space. hugetlbfs is not checked: its pages are reserved from the pool when a file
+/// is mapped (the arena, already mapped here, is counted there as used though not yet
+/// written), so running short is an error at that mapping, naming the file, not a
+/// SIGBUS later.
 pub fn check_room(dir: &Path, needs: &[Need]) -> Result<()> {
-    let fs = nix::sys::statvfs::statvfs(dir)
-        .with_context(|| format!("{}: reading its free space", dir.display()))?;
-    if fs.blocks() == 0 {
+    let kind = nix::sys::statfs::statfs(dir)
+        .with_context(|| format!("{}: reading its file system", dir.display()))?;
+    if kind.filesystem_type() == nix::sys::statfs::HUGETLBFS_MAGIC {
         return Ok(());
     }
+    let fs = nix::sys::statvfs::statvfs(dir)
+        .with_context(|| format!("{}: reading its free space", dir.display()))?;
     let free = fs.blocks_available() as u64 * fs.fragment_size() as u64;
     let needed: u64 = needs.iter().map(|n| n.bytes).sum();
     if needed <= free {

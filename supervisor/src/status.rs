@@ -256,6 +256,10 @@ pub fn show(args: &StatusArgs) -> Result<std::process::ExitCode> {
                 path.display(),
                 data_dir.display()
             );
+            if args.json {
+                // Something a JSON reader can take, saying the same.
+                println!("{}", serde_json::json!({ "running": false }));
+            }
             return Ok(std::process::ExitCode::from(NOT_RUNNING));
         }
         Err(e) => return Err(e).with_context(|| format!("{}: reading the status", path.display())),

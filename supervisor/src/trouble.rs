@@ -16,7 +16,9 @@ struct Ongoing {
     since: Instant,
     logged: Instant,
     tried: Instant,
-    attempts: u64,
+    /// Failed attempts so far; `None` for a state reported every round rather than a
+    /// step retried (`Trouble::persists`), whose count would say nothing.
+    attempts: Option<u64>,
     last: String,
 }
 
@@ -42,24 +44,38 @@ impl Trouble {
                         since: now,
                         logged: now,
                         tried: now,
-                        attempts: 1,
+                        attempts: Some(1),
                         last: text,
                     },
                 );
             }
             Some(o) => {
-                o.attempts += 1;
+                let attempts = o.attempts.map(|n| n + 1);
+                o.attempts = attempts;
                 o.tried = now;
                 if o.last != text || now.duration_since(o.logged) >= REPEAT_EVERY {
-                    eprintln!(
-                        "cuzk: {what} still failing ({} attempts in {:.0} s): {text}",
-                        o.attempts,
-                        now.duration_since(o.since).as_secs_f64()
-                    );
+                    let since = now.duration_since(o.since).as_secs_f64();
+                    match attempts {
+                        Some(n) => eprintln!(
+                            "cuzk: {what} still failing ({n} attempts in {since:.0} s): {text}"
+                        ),
+                        None => eprintln!("cuzk: {what} still failing after {since:.0} s: {text}"),
+                    }
                     o.logged = now;
                     o.last = text;
                 }
             }
+        }
+    }
+
+    /// `what` is still in trouble, as `error` says: a state looked at every round (files
+    /// waiting, a stage crash-looping), not a step tried again, so no attempts are
+    /// counted. Logged as `report` logs.
+    pub fn persists(&mut self, what: &'static str, error: &anyhow::Error) {
+        let new = !self.ongoing.contains_key(what);
+        self.report(what, error);
+        if let Some(o) = self.ongoing.get_mut(what).filter(|_| new) {
+            o.attempts = None;
         }
     }
 
@@ -79,11 +95,13 @@ impl Trouble {
     /// `what` worked; logs the end of its trouble, if it had one.
     pub fn cleared(&mut self, what: &'static str) {
         if let Some(o) = self.ongoing.remove(what) {
-            eprintln!(
-                "cuzk: {what} works again after {:.0} s ({} failed attempts)",
-                o.since.elapsed().as_secs_f64(),
-                o.attempts
-            );
+            let since = o.since.elapsed().as_secs_f64();
+            match o.attempts {
+                Some(n) => {
+                    eprintln!("cuzk: {what} works again after {since:.0} s ({n} failed attempts)")
+                }
+                None => eprintln!("cuzk: {what} works again after {since:.0} s"),
+            }
         }
     }
 
@@ -120,7 +138,7 @@ mod tests {
             t.summary().as_deref(),
             Some("writing failed/ failing: No space left on device")
         );
-        assert_eq!(t.ongoing["writing failed/"].attempts, 2);
+        assert_eq!(t.ongoing["writing failed/"].attempts, Some(2));
         let tried = t.ongoing["writing failed/"].tried;
         assert!(
             !t.due_at("writing failed/", tried + RETRY_EVERY / 2),
@@ -129,6 +147,21 @@ mod tests {
         assert!(t.due_at("writing failed/", tried + RETRY_EVERY));
         assert!(t.due("scanning incoming/"));
         t.cleared("writing failed/");
+        assert!(t.summary().is_none());
+    }
+
+    #[test]
+    fn a_state_that_persists_counts_no_attempts() {
+        let mut t = Trouble::default();
+        for _ in 0..3 {
+            t.persists("admitting", &anyhow::anyhow!("1 file(s) wait"));
+        }
+        assert_eq!(t.ongoing["admitting"].attempts, None);
+        assert_eq!(
+            t.summary().as_deref(),
+            Some("admitting failing: 1 file(s) wait")
+        );
+        t.cleared("admitting");
         assert!(t.summary().is_none());
     }
 }

@@ -99,7 +99,8 @@ fn a_missing_inner_product_srs_is_named_before_any_proving() {
 
 /// The pipeline does not admit a NonInteractivePoRep job while the SRS is missing: this
 /// machine's trouble, not the file's, so it waits in incoming/ (not failed/), nothing is
-/// proved, and with --exit-when-idle the supervisor stops, saying what it left and why.
+/// proved, and with --exit-when-idle the supervisor stops, saying what it left and why,
+/// with exit status 4.
 #[test]
 fn the_pipeline_keeps_a_non_interactive_job_waiting_without_its_srs() {
     let c1 = ni_c1();
@@ -108,7 +109,8 @@ fn the_pipeline_keeps_a_non_interactive_job_waiting_without_its_srs() {
     p.write_config_with_cache(cache.path(), &counts(1, 1, 1, 1, 1));
     p.submit(c1, "ni.json");
     p.start(&["--exit-when-idle"]);
-    assert_eq!(p.wait_exit(5 * MINUTES), Some(0), "{}", p.logs());
+    // 4: stopped with files left waiting (`cuzk run --help`).
+    assert_eq!(p.wait_exit(5 * MINUTES), Some(4), "{}", p.logs());
     assert!(p.files("done", "").is_empty(), "{}", p.logs());
     assert!(p.files("failed", "").is_empty(), "{}", p.logs());
     assert_eq!(p.files("incoming", ".json"), ["ni.json"], "{}", p.logs());

@@ -49,7 +49,14 @@ impl DropDir {
                         // failed/ cannot take it now: back to incoming/ to be tried again,
                         // not left in working/, where the restart's requeue would take
                         // it, beside its name's proof, for a job already finished.
-                        let _ = rename_noreplace(&target, incoming);
+                        if let Err(back) = rename_noreplace(&target, incoming) {
+                            // Left in working/ beside its name's proof, which the next
+                            // start's requeue takes for a finished job's input and removes.
+                            tracing::error!(
+                                path = %target.display(),
+                                "drop directory: a copy of a proved job's input could not go to failed/ ({e}) nor back to incoming/ ({back}); move it away by hand"
+                            );
+                        }
                     }
                 }
                 rejected

@@ -517,7 +517,9 @@ fn fail_of_a_missing_input_names_the_path() {
 /// tried again each round, a duplicate's would pile up under a new number each time.
 #[test]
 fn a_failure_that_cannot_be_moved_leaves_no_reason_behind() {
-    let tmp = tempfile::tempdir().unwrap();
+    // The drop directory under the build's target directory (on disk), the input on
+    // /dev/shm (tmpfs): another file system whatever TMPDIR says.
+    let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let dir = DropDir::open(tmp.path()).unwrap();
     let elsewhere = tempfile::tempdir_in("/dev/shm").unwrap();
     let input = elsewhere.path().join("far.json");
