@@ -343,6 +343,26 @@ mod tests {
         assert!(status.success(), "writing {}", path.display());
     }
 
+    /// One NUMA node of one CPU, no GPU.
+    fn one_cpu() -> Topology {
+        Topology {
+            nodes: vec![NumaNode {
+                id: 0,
+                cpus: "0".parse().unwrap(),
+            }],
+            gpus: vec![],
+        }
+    }
+
+    /// The default configuration with one process of each of `kinds` and none of the rest.
+    fn only(kinds: &[StageKind]) -> Config {
+        let mut config = Config::load_with_gpus(None, &|_| None, &Overrides::default(), 0).unwrap();
+        for kind in StageKind::ALL {
+            config.stage_mut(kind).count = u32::from(kinds.contains(&kind));
+        }
+        config
+    }
+
     /// Two GPUs, one on node 0 (one CPU) and one whose node the firmware does not report:
     /// each gpu process gets its own device; the first is pinned to its GPU's node, the
     /// second is not pinned; both get CUDA's device order set to the PCI order the topology
@@ -426,17 +446,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let script = dir.path().join("cuzk-epilogue");
         write_script(&script, "#!/bin/sh\nexit 7\n");
-        let topology = Topology {
-            nodes: vec![NumaNode {
-                id: 0,
-                cpus: "0".parse().unwrap(),
-            }],
-            gpus: vec![],
-        };
-        let mut config = Config::load_with_gpus(None, &|_| None, &Overrides::default(), 0).unwrap();
-        for kind in StageKind::ALL {
-            config.stage_mut(kind).count = if kind == StageKind::Epilogue { 1 } else { 0 };
-        }
+        let topology = one_cpu();
+        let config = only(&[StageKind::Epilogue]);
         let mut children = Children::with_bin_dir(dir.path(), vec![]);
         let errors = children.scale(&config, &topology);
         assert!(errors.is_empty(), "{errors:?}");
@@ -470,20 +481,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         write_script(&dir.path().join("cuzk-epilogue"), "#!/bin/sh\nexit 7\n");
         write_script(&dir.path().join("cuzk-synthesis"), "#!/bin/sh\nsleep 30\n");
-        let topology = Topology {
-            nodes: vec![NumaNode {
-                id: 0,
-                cpus: "0".parse().unwrap(),
-            }],
-            gpus: vec![],
-        };
-        let mut config = Config::load_with_gpus(None, &|_| None, &Overrides::default(), 0).unwrap();
-        for kind in StageKind::ALL {
-            config.stage_mut(kind).count = match kind {
-                StageKind::Epilogue | StageKind::Synthesis => 1,
-                _ => 0,
-            };
-        }
+        let topology = one_cpu();
+        let mut config = only(&[StageKind::Epilogue, StageKind::Synthesis]);
         config.restart.initial_backoff = Duration::from_millis(10);
         config.restart.max_backoff = Duration::from_millis(20);
         let mut children = Children::with_bin_dir(dir.path(), vec![]);
