@@ -20,6 +20,7 @@ use filecoin_proofs::MerkleTreeTrait;
 
 use crate::instance::shape_of_params;
 use crate::replica_check::check_replica_id;
+use crate::waiting::{stamp, Stamp};
 
 /// Whether the pipeline wants another job: only when a slot is free, every active job's
 /// partitions are all taken (so synthesis would otherwise idle) and the job table has a
@@ -52,6 +53,8 @@ pub enum Admitted {
         incoming: PathBuf,
         reason: String,
         watch: PathBuf,
+        /// `watch` as it was just before the check that found it lacking.
+        seen: Stamp,
     },
 }
 
@@ -60,12 +63,13 @@ enum Refusal {
     /// It cannot be proved (malformed, wrong ids, too large for the slots): to failed/.
     File(anyhow::Error),
     /// It could be, but this machine lacks what it needs now (`watch`: the parameter
-    /// file, verifying key or aggregation SRS of its configured sector size, all there at
-    /// start): it waits in incoming/ rather than fail, so a parameter cache away for a
-    /// moment does not send the whole queue to failed/.
+    /// file or verifying key of its configured sector size, there at start, or the
+    /// aggregation SRS if that was there at start): it waits in incoming/ rather than
+    /// fail, so a parameter cache away for a moment does not send the queue to failed/.
     Machine {
         error: anyhow::Error,
         watch: PathBuf,
+        seen: Stamp,
     },
 }
 
@@ -82,6 +86,9 @@ pub struct Terms<'a> {
     /// `sector_size`: a C1 of a larger sector cannot fit the slots, whatever the machine
     /// has (refused without looking for its parameters).
     pub sector_size: u64,
+    /// Whether the inner-product SRS was in the parameter cache at start: only then does a
+    /// NonInteractivePoRep file wait for it when it is missing (else it is refused).
+    pub aggregation_srs_at_start: bool,
 }
 
 /// Claims `incoming` into working/ and publishes it on `terms`, or moves it to failed/
@@ -97,8 +104,7 @@ pub fn admit(
         data_dir,
         synthetic,
         b_g2,
-        miner_id,
-        sector_size,
+        ..
     } = *terms;
     let working = match drop_dir.claim(incoming) {
         Ok(Some(w)) => w,
@@ -125,11 +131,11 @@ pub fn admit(
     let checked = match utf8_path(&working) {
         Err(e) => Err(e),
         Ok(()) => match synthetic {
-            None => match check(&working, arena.header().shape, miner_id, sector_size) {
+            None => match check(&working, arena.header().shape, terms) {
                 Ok(checked) => Ok(checked),
                 Err(Refusal::File(e)) => Err(e),
-                Err(Refusal::Machine { error, watch }) => {
-                    return Ok(wait_in_incoming(drop_dir, &working, error, watch))
+                Err(Refusal::Machine { error, watch, seen }) => {
+                    return Ok(wait_in_incoming(drop_dir, &working, error, (watch, seen)))
                 }
             },
             Some(shape) => check_synthetic(&working, shape).map(|(job, n)| Checked {
@@ -195,12 +201,13 @@ pub fn admit(
     }
 }
 
-/// Gives `working` back to incoming/ to wait for what this machine lacks (`why`, `watch`).
+/// Gives `working` back to incoming/ to wait for what this machine lacks (`why`, and the
+/// file it lacks with how it was).
 fn wait_in_incoming(
     drop_dir: &DropDir,
     working: &Path,
     why: anyhow::Error,
-    watch: PathBuf,
+    (watch, seen): (PathBuf, Stamp),
 ) -> Admitted {
     let reason = format!("{why:#}");
     match drop_dir.unclaim(working) {
@@ -208,6 +215,7 @@ fn wait_in_incoming(
             incoming,
             reason,
             watch,
+            seen,
         },
         // A newer file of its name took its place: this one went to failed/ saying so.
         Ok(None) => Admitted::Refused,
@@ -251,32 +259,43 @@ struct Checked {
 fn check(
     c1_path: &Path,
     slot_shape: PartitionShape,
-    miner_id: Option<u64>,
-    sector_size: u64,
+    terms: &Terms<'_>,
 ) -> Result<Checked, Refusal> {
-    let (c1, miner_id) = check_file(c1_path, miner_id, sector_size).map_err(Refusal::File)?;
-    // Only the configured sector size's files were there at start (`ensure_params`), so
-    // only theirs can be away for a moment; another size's missing files are a machine
-    // that never had them, and its files would wait for ever: refused.
+    let sector_size = terms.sector_size;
+    let (c1, miner_id) = check_file(c1_path, terms.miner_id, sector_size).map_err(Refusal::File)?;
+    // Only what was there at start can be away for a moment: the configured sector
+    // size's parameters (`ensure_params`) and the aggregation SRS if it was there. What
+    // this machine never had would keep a file waiting for ever: refused.
     let ours = c1.sector_size() == sector_size;
-    let lacking = |error: anyhow::Error, watch: PathBuf| {
-        match ours {
-        true => Refusal::Machine { error, watch },
-        false => Refusal::File(error.context(format!(
-            "{}: this machine lacks what a {} sector needs (only sector_size {}'s parameters are checked at its start)",
+    let lacking = |error: anyhow::Error, (watch, seen): (PathBuf, Stamp), was_there: bool| {
+        if ours && was_there {
+            return Refusal::Machine { error, watch, seen };
+        }
+        Refusal::File(error.context(format!(
+            "{}: this machine lacks what a {} sector ({}) needs, and lacked it at its start \
+             (only sector_size {}'s parameters, and the inner-product SRS if present, are \
+             waited for)",
             c1_path.display(),
             format_sector_size(c1.sector_size()),
+            proof_type_name(c1.proof_type()),
             format_sector_size(sector_size)
-        ))),
-    }
+        )))
     };
-    let vk_path = c1
-        .proof_type()
-        .cache_verifying_key_path()
-        .unwrap_or_default();
-    load_verifying_key(c1.proof_type()).map_err(|e| lacking(e.into(), vk_path))?;
+    // Each file's stamp is taken before its check: one that appears in between is then
+    // seen as a change.
+    let stamped = |path: PathBuf| {
+        let seen = stamp(&path);
+        (path, seen)
+    };
+    let vk = stamped(
+        c1.proof_type()
+            .cache_verifying_key_path()
+            .unwrap_or_default(),
+    );
+    load_verifying_key(c1.proof_type()).map_err(|e| lacking(e.into(), vk, true))?;
+    let srs = stamped(aggregation_srs_path());
     check_aggregation_srs(c1.proof_type())
-        .map_err(|e| lacking(e.into(), aggregation_srs_path()))?;
+        .map_err(|e| lacking(e.into(), srs, terms.aggregation_srs_at_start))?;
     struct Params;
     impl CircuitsVisitor for Params {
         type Output = (PathBuf, usize);
@@ -289,11 +308,12 @@ fn check(
     }
     let (params, partitions) =
         with_porep_circuits(&c1, Params).map_err(|e| Refusal::File(e.into()))?;
+    let params_seen = stamped(params.clone());
     if !params.exists() {
         let error = anyhow::anyhow!("{}: parameter file not found", params.display());
-        return Err(lacking(error, params));
+        return Err(lacking(error, params_seen, true));
     }
-    let need = shape_of_params(&params).map_err(|e| lacking(e, params.clone()))?;
+    let need = shape_of_params(&params).map_err(|e| lacking(e, params_seen, true))?;
     if need.domain_log2 > slot_shape.domain_log2
         || need.num_inputs > slot_shape.num_inputs
         || need.num_aux > slot_shape.num_aux
@@ -471,6 +491,7 @@ mod tests {
             b_g2: BG2Stage::HostPrep,
             miner_id: None,
             sector_size: 2048,
+            aggregation_srs_at_start: false,
         };
         admit(arena, drop_dir, incoming, &terms, &timeline)
             .expect("a file the job record cannot carry fails that file, not the supervisor")

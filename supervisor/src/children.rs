@@ -479,23 +479,33 @@ mod tests {
     #[test]
     fn a_stage_that_keeps_exiting_at_start_is_reported_as_crash_looping() {
         let dir = tempfile::tempdir().unwrap();
-        write_script(&dir.path().join("cuzk-epilogue"), "#!/bin/sh\nexit 7\n");
+        // Its first process runs past reset_after before exiting; every later one exits
+        // at once. The run that lasted starts no loop: three quick exits after it do.
+        write_script(
+            &dir.path().join("cuzk-epilogue"),
+            &format!(
+                "#!/bin/sh\n[ -e {0}/ran ] || {{ touch {0}/ran; sleep 1; }}\nexit 7\n",
+                dir.path().display()
+            ),
+        );
         write_script(&dir.path().join("cuzk-synthesis"), "#!/bin/sh\nsleep 30\n");
         let topology = one_cpu();
         let mut config = only(&[StageKind::Epilogue, StageKind::Synthesis]);
         config.restart.initial_backoff = Duration::from_millis(10);
         config.restart.max_backoff = Duration::from_millis(20);
+        config.restart.reset_after = Duration::from_millis(500);
         let mut children = Children::with_bin_dir(dir.path(), vec![]);
         assert!(children.scale(&config, &topology).is_empty());
         let until = Instant::now() + Duration::from_secs(20);
-        let mut said = None;
+        let (mut said, mut exits) = (None, 0);
         while said.is_none() && Instant::now() < until {
-            children.reap(&config, false, |_| ());
+            exits += children.reap(&config, false, |_| ()).len();
             children.start_due(&config, &topology);
             said = children.crash_looping(config.restart.reset_after);
             std::thread::sleep(Duration::from_millis(20));
         }
         let said = said.expect("reported within 20 s").to_string();
+        assert_eq!(exits, 4, "the long run and three quick exits: {said}");
         assert!(
             said.starts_with("epilogue #0 exited 3 times in a row"),
             "{said}"

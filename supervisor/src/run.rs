@@ -215,6 +215,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         b_g2: config.b_g2_msm,
         miner_id: config.miner_id,
         sector_size: config.sector_size,
+        aggregation_srs_at_start: cuzk_epilogue::aggregation_srs_path().is_file(),
     };
     let mut stall_watch = StallWatch::default();
     // Refused files failed/ could not take yet: their working/ path and reason.
@@ -363,11 +364,15 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
             // The files that do not wait first, in queue order; then at most one waiting
             // file that is due to be checked again (waiting.rs).
             let order: Vec<&PathBuf> = match wants_job(&arena) {
-                true => incoming
-                    .iter()
-                    .filter(|f| !waiting.is_waiting(f))
-                    .chain(waiting.next_due(&incoming))
-                    .collect(),
+                true => {
+                    // The one due keeps its place in the queue: behind a steady stream of
+                    // new files it would otherwise never come.
+                    let due = waiting.next_due(&incoming);
+                    incoming
+                        .iter()
+                        .filter(|f| !waiting.is_waiting(f) || Some(*f) == due)
+                        .collect()
+                }
                 false => Vec::new(),
             };
             for file in order {
@@ -409,9 +414,10 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
                         incoming,
                         reason,
                         watch,
+                        seen,
                     }) => {
                         trouble.cleared(CLAIMING);
-                        waiting.rest(incoming, reason, watch);
+                        waiting.rest(incoming, reason, watch, seen);
                         continue;
                     }
                 }

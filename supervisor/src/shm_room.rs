@@ -21,7 +21,8 @@ pub struct Need {
 /// free space. hugetlbfs is not checked: its pages are reserved from the pool when a file
 /// is mapped (the arena, already mapped here, is counted there as used though not yet
 /// written), so running short is an error at that mapping, naming the file, not a
-/// SIGBUS later.
+/// SIGBUS later. Nor is a file system that reports no size at all (tmpfs mounted with
+/// `size=0`, which is unlimited, and ramfs): there is no limit to check against.
 pub fn check_room(dir: &Path, needs: &[Need]) -> Result<()> {
     let kind = nix::sys::statfs::statfs(dir)
         .with_context(|| format!("{}: reading its file system", dir.display()))?;
@@ -30,6 +31,9 @@ pub fn check_room(dir: &Path, needs: &[Need]) -> Result<()> {
     }
     let fs = nix::sys::statvfs::statvfs(dir)
         .with_context(|| format!("{}: reading its free space", dir.display()))?;
+    if fs.blocks() == 0 {
+        return Ok(());
+    }
     let free = fs.blocks_available() as u64 * fs.fragment_size() as u64;
     let needed: u64 = needs.iter().map(|n| n.bytes).sum();
     if needed <= free {

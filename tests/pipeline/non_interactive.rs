@@ -97,32 +97,29 @@ fn a_missing_inner_product_srs_is_named_before_any_proving() {
     assert!(!prove_out.exists());
 }
 
-/// The pipeline does not admit a NonInteractivePoRep job while the SRS is missing: this
-/// machine's trouble, not the file's, so it waits in incoming/ (not failed/), nothing is
-/// proved, and with --exit-when-idle the supervisor stops, saying what it left and why,
-/// with exit status 4.
+/// The pipeline refuses a NonInteractivePoRep job at admission when the SRS is missing and
+/// was missing at its start (a machine that never had it, whose files would otherwise wait
+/// for ever): to failed/ with a reason naming the file, nothing proved, the supervisor
+/// exits 0. (One gone while it runs makes the file wait instead, as the verifying key's
+/// absence does in `a_job_waits_in_incoming_while_its_verifying_key_is_away`.)
 #[test]
-fn the_pipeline_keeps_a_non_interactive_job_waiting_without_its_srs() {
+fn the_pipeline_refuses_a_non_interactive_job_without_its_srs() {
     let c1 = ni_c1();
     let cache = cache_without_srs();
     let mut p = Pipeline::new(&counts(1, 1, 1, 1, 1));
     p.write_config_with_cache(cache.path(), &counts(1, 1, 1, 1, 1));
     p.submit(c1, "ni.json");
     p.start(&["--exit-when-idle"]);
-    // 4: stopped with files left waiting (`cuzk run --help`).
-    assert_eq!(p.wait_exit(5 * MINUTES), Some(4), "{}", p.logs());
+    assert_eq!(p.wait_exit(5 * MINUTES), Some(0), "{}", p.logs());
     assert!(p.files("done", "").is_empty(), "{}", p.logs());
-    assert!(p.files("failed", "").is_empty(), "{}", p.logs());
-    assert_eq!(p.files("incoming", ".json"), ["ni.json"], "{}", p.logs());
-    let logs = p.logs();
-    let srs = cache.path().join(SRS_FILE);
+    assert!(p.files("incoming", ".json").is_empty(), "{}", p.logs());
+    let reason = std::fs::read_to_string(p.data.join("failed/ni.reason")).unwrap();
     for said in [
-        "ni.json waits in incoming/",
-        "left in incoming/: 1 file(s) wait",
-        srs.to_str().unwrap(),
+        cache.path().join(SRS_FILE).to_str().unwrap(),
         "inner-product SRS",
+        "lacked it at its start",
     ] {
-        assert!(logs.contains(said), "no {said:?} in the logs:\n{logs}");
+        assert!(reason.contains(said), "no {said:?} in: {reason}");
     }
     let timeline = std::fs::read_to_string(p.data.join("timeline.jsonl")).unwrap_or_default();
     assert!(!timeline.contains("SYNTH_START"), "{timeline}");
