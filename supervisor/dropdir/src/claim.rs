@@ -99,18 +99,26 @@ impl DropDir {
     /// Returns its path there. A newer file of the same name in `incoming/` meanwhile
     /// wins: this one goes to `failed/` saying so, and the result is `None`.
     pub fn unclaim(&self, working: &Path) -> Result<Option<PathBuf>, DropDirError> {
-        let name = working.file_name().unwrap_or_default();
-        let back = self.incoming.join(name);
+        let newer = "given back to incoming/ to wait, but a newer file of the same name is there";
+        Ok(self.back_to_incoming(working, newer)?.ok())
+    }
+
+    /// Moves `working` back to `incoming/` under its name: `Ok(Ok(path there))`, or, when
+    /// a newer file of that name is there (it wins), `working` goes to `failed/` with
+    /// `newer` as its reason: `Ok(Err(path in failed/))`. Shared by `unclaim` and the
+    /// start-up requeue.
+    fn back_to_incoming(
+        &self,
+        working: &Path,
+        newer: &str,
+    ) -> Result<Result<PathBuf, PathBuf>, DropDirError> {
+        let back = self.incoming.join(working.file_name().unwrap_or_default());
         match rename_noreplace(working, &back) {
-            Ok(()) => Ok(Some(back)),
+            Ok(()) => Ok(Ok(back)),
             Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {
-                self.fail(
-                    working,
-                    "given back to incoming/ to wait, but a newer file of the same name is there",
-                )?;
-                Ok(None)
+                Ok(Err(self.fail(working, newer)?))
             }
-            Err(err) => Err(DropDirError::io("give back (rename to incoming/)", working)(err)),
+            Err(err) => Err(DropDirError::io("move back to incoming/", working)(err)),
         }
     }
 
@@ -134,18 +142,11 @@ impl DropDir {
                 report.dropped.push(path);
                 continue;
             }
-            let back = self.incoming.join(name);
-            match rename_noreplace(&path, &back) {
-                Ok(()) => report.requeued.push(back),
-                Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {
-                    let reason = "requeued after a restart, but a newer file of the same name is in incoming/";
-                    report.failed.push(self.fail(&path, reason)?);
-                }
-                Err(err) => {
-                    return Err(DropDirError::io("requeue (rename to incoming/)", &path)(
-                        err,
-                    ))
-                }
+            let newer =
+                "requeued after a restart, but a newer file of the same name is in incoming/";
+            match self.back_to_incoming(&path, newer)? {
+                Ok(back) => report.requeued.push(back),
+                Err(failed) => report.failed.push(failed),
             }
         }
         for dir in [&self.done, &self.failed] {
