@@ -472,3 +472,39 @@ fn params_generate_refuses_a_partial_params_file() {
     ]);
     assert_error(&output, &partial, "interrupted generation");
 }
+
+/// A health check (`cuzk status --json` under a monitoring agent) on a data directory no
+/// `cuzk run` has served: exit 3 and one JSON object saying `"running": false` on stdout,
+/// the directory named on stderr; with a status file left by a supervisor that is gone,
+/// the same exit and `"running": false` beside the last status.
+#[test]
+fn status_json_says_not_running_where_no_supervisor_serves() {
+    let dir = scratch().join("status-never-served");
+    std::fs::create_dir_all(&dir).unwrap();
+    let output = cuzk(&["status", "--json", "--data-dir", path_str(&dir)]);
+    assert_eq!(output.status.code(), Some(3), "stderr: {}", stderr(&output));
+    let v: Value = serde_json::from_str(&stdout(&output)).expect("status --json is JSON");
+    assert_eq!(v["running"], Value::Bool(false), "{v}");
+    assert!(
+        stderr(&output).contains(path_str(&dir.join("status.json"))),
+        "{}",
+        stderr(&output)
+    );
+
+    // A status written long ago by a process that no longer exists.
+    let stale = serde_json::json!({
+        "pid": u32::MAX - 1, "updated_unix_ms": 0, "draining": false,
+        "data_dir": path_str(&dir), "arena": path_str(&dir.join("arena")),
+        "queued": 2, "jobs": [], "slots": [], "stages": [],
+        "done_total": 7, "failed_total": 1, "throughput_per_min": 0.0, "trouble": null,
+    });
+    std::fs::write(dir.join("status.json"), stale.to_string()).unwrap();
+    let output = cuzk(&["status", "--json", "--data-dir", path_str(&dir)]);
+    assert_eq!(output.status.code(), Some(3), "stderr: {}", stderr(&output));
+    let v: Value = serde_json::from_str(&stdout(&output)).expect("status --json is JSON");
+    assert_eq!(v["running"], Value::Bool(false), "{v}");
+    assert_eq!(v["done_total"], 7, "{v}");
+    let text = cuzk(&["status", "--data-dir", path_str(&dir)]);
+    assert_eq!(text.status.code(), Some(3), "stderr: {}", stderr(&text));
+    assert!(stdout(&text).contains("NOT RUNNING"), "{}", stdout(&text));
+}

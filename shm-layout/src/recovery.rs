@@ -28,7 +28,13 @@ pub struct RecoveryReport {
 
 /// Whether `pid` is gone: no such process, or a zombie nobody reaped yet.
 pub fn pid_is_dead(pid: u32) -> bool {
-    match kill(Pid::from_raw(pid as i32), None) {
+    // A pid read from shared memory or a status file may be anything. No process has one
+    // above i32::MAX (pid_max is at most 2^22), and cast to a negative pid_t, kill would ask
+    // about a process group instead.
+    let Ok(raw) = i32::try_from(pid) else {
+        return true;
+    };
+    match kill(Pid::from_raw(raw), None) {
         Err(Errno::ESRCH) => true,
         Err(_) => false, // EPERM: exists, owned by someone else
         Ok(()) => std::fs::read_to_string(format!("/proc/{pid}/stat"))
@@ -162,5 +168,20 @@ impl Arena {
             }
         }
         total
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pid_is_dead;
+
+    /// A pid no process can have is dead, not what kill(2) would find for it as a
+    /// negative pid_t (u32::MAX is -1: "every process we may signal", so alive before).
+    #[test]
+    fn a_pid_beyond_pid_t_is_dead() {
+        assert!(pid_is_dead(u32::MAX));
+        assert!(pid_is_dead(u32::MAX - 1));
+        assert!(pid_is_dead(i32::MAX as u32 + 1));
+        assert!(!pid_is_dead(std::process::id()));
     }
 }
