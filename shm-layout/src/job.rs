@@ -20,7 +20,11 @@ pub const MAX_PARTITIONS: usize = 128;
 /// Words of `JobRecord::partitions_done`.
 const DONE_WORDS: usize = MAX_PARTITIONS / 64;
 const _: () = assert!(MAX_PARTITIONS.is_multiple_of(64));
-const NAME_WORDS: usize = 16;
+/// Bytes of `JobRecord::name`: room for the longest C1 name the drop directory admits
+/// (`cuzk_dropdir::MAX_C1_NAME_BYTES`, 200; the supervisor asserts it), so that a job's
+/// name, and the done/ paths made from it, are the file's whole name.
+pub const NAME_BYTES: usize = 256;
+const NAME_WORDS: usize = NAME_BYTES / 8;
 
 #[repr(u8)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,7 +59,8 @@ pub struct JobRecord {
     pub created_unix_ns: AtomicU64,
     pub job_blob: BlobRange,
     pub partition_blobs: [BlobRange; MAX_PARTITIONS],
-    /// The job's name (e.g. the C1 file name), UTF-8, zero padded, truncated to 128 bytes.
+    /// The job's name (e.g. the C1 file name), UTF-8, zero padded, truncated to
+    /// [`NAME_BYTES`].
     pub name: [AtomicU64; NAME_WORDS],
     /// Per partition: 0 while nobody synthesizes it, else 1 + the slot a synthesis process
     /// took it into (CAS from 0). Recovery of that slot clears it, so the partition is
@@ -69,7 +74,12 @@ pub struct JobRecord {
     /// Pid of the epilogue that assembles and writes the whole job (0: nobody yet); taken by
     /// CAS, taken over only from a dead pid.
     pub finisher: AtomicU32,
-    pub _pad: AtomicU32,
+    /// How many finishers died holding the job's finish (assembling, verifying, writing
+    /// its proof): the finisher's partition is done, so its death is no lost attempt at a
+    /// partition, and without this count a finish that kills every epilogue taking it (an
+    /// OOM in the aggregation) would go round for ever. Counted by recovery
+    /// (`JobView::note_lost_finish`).
+    pub lost_finishes: AtomicU32,
     /// Each partition's 192-byte Groth16 proof, written by the epilogue before it marks the
     /// partition done.
     pub proofs: [[AtomicU64; PROOF_WORDS]; MAX_PARTITIONS],
@@ -94,7 +104,7 @@ pub const JOB_LEFT_UNWRITTEN: u32 = 2;
 pub const JOB_COMPLETION_CLAIMED: u32 = 4;
 
 // Part of the layout hash too; spelled out so a change is a deliberate one.
-const _: () = assert!(std::mem::size_of::<JobRecord>() == 29_568);
+const _: () = assert!(std::mem::size_of::<JobRecord>() == 29_696);
 
 /// Lost attempts at one partition after which its job fails (`JobView::note_lost_attempt`):
 /// a loss or two is an operator's kill or an unlucky OOM; four on the same partition
@@ -237,6 +247,7 @@ impl Arena {
         }
         rec.flags.store(0, Ordering::Relaxed);
         rec.finisher.store(0, Ordering::Relaxed);
+        rec.lost_finishes.store(0, Ordering::Relaxed);
         for p in &rec.partition_slot {
             p.store(0, Ordering::Relaxed);
         }
@@ -607,6 +618,29 @@ impl<'a> JobView<'a> {
             ));
         }
         Ok(n)
+    }
+
+    /// Counts a finish lost with its finisher (`what` lost it: "an epilogue process (pid
+    /// N) died holding it"); the [`LOST_ATTEMPTS_BEFORE_FAILING`]-th fails the job.
+    /// Returns the count so far.
+    pub fn note_lost_finish(&self, what: &str) -> u32 {
+        let n = self
+            .rec()
+            .lost_finishes
+            .fetch_add(1, Ordering::AcqRel)
+            .saturating_add(1);
+        if n >= u32::from(LOST_ATTEMPTS_BEFORE_FAILING) {
+            self.mark_failed(&format!(
+                "its finish (assembling, verifying and writing the proof) was lost {n} times, \
+                 the last time because {what}; not tried again"
+            ));
+        }
+        n
+    }
+
+    /// How many finishes of the job were lost so far (`note_lost_finish`).
+    pub fn lost_finishes(&self) -> u32 {
+        self.rec().lost_finishes.load(Ordering::Acquire)
     }
 
     /// Whether partition `partition`'s proof is in (its done bit set; Acquire).

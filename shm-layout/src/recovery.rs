@@ -108,18 +108,23 @@ impl Arena {
                         // waited to write the job's proof) lost nothing: counted, a job
                         // with every proof in could fail on earlier CUDA errors.
                         let counted = !left_unwritten.contains(&job_id) && working_on == Some(slot);
-                        let job = self
-                            .job(job_id)
-                            .ok()
-                            .filter(|job| counted && !job.is_partition_done(p).unwrap_or(false));
-                        if let Some(job) = job {
-                            let _ = job.note_lost_attempt(
-                                p,
-                                &format!(
-                                    "a {} process (pid {pid}) died holding it",
-                                    Stage::claiming(back.state).map_or("stage", Stage::name)
-                                ),
-                            );
+                        let what = format!(
+                            "a {} process (pid {pid}) died holding it",
+                            Stage::claiming(back.state).map_or("stage", Stage::name)
+                        );
+                        let job = self.job(job_id).ok().filter(|_| counted);
+                        let done = job.is_some_and(|j| j.is_partition_done(p).unwrap_or(false));
+                        match job {
+                            // Its partition is in: if it held the job's finish, the finish
+                            // was lost (counted on its own, so that a finish that keeps
+                            // killing its epilogue fails the job rather than cycling).
+                            Some(job) if done && job.finisher() == pid => {
+                                job.note_lost_finish(&what);
+                            }
+                            Some(job) if !done => {
+                                let _ = job.note_lost_attempt(p, &what);
+                            }
+                            _ => {}
                         }
                     }
                     report.returned.push(SlotDescriptor::new(

@@ -646,6 +646,53 @@ fn a_holder_killed_after_its_partition_is_done_is_no_lost_attempt() {
     arena.remove().unwrap();
 }
 
+/// A finisher that dies again and again after its partition is in (an aggregation that
+/// the OOM killer ends every time) loses the job's finish each time: no partition's
+/// attempt, so the job with earlier CUDA errors is not failed by one such death, but the
+/// `LOST_ATTEMPTS_BEFORE_FAILING`-th lost finish fails it, naming the finish, instead of
+/// handing it to the next epilogue for ever. A holder killed before it took the finish
+/// lost none.
+#[test]
+fn a_finish_lost_again_and_again_fails_its_job() {
+    use cuzk_shm_layout::job::LOST_ATTEMPTS_BEFORE_FAILING;
+    let env = TestEnv::new("finishkill");
+    let arena = env.create_arena(tiny_shape(), 1);
+    let (job, (_cp, tx), mut d) = synthesized_partition(&env, &arena, "finish.json", 1, 0);
+    assert!(job.mark_partition_done(0).unwrap());
+    let finisher = vec![
+        ("CUZK_K", "1".to_string()),
+        ("CUZK_TAKE_FINISH", "1".into()),
+    ];
+    // A holder that had not taken the finish yet lost none.
+    d = lose_to_a_killed_holder(&env, &arena, &tx, d, &[("CUZK_K", "1".into())], |_| {});
+    assert_eq!(job.lost_finishes(), 0);
+    for loss in 1..=u32::from(LOST_ATTEMPTS_BEFORE_FAILING) {
+        d = lose_to_a_killed_holder(&env, &arena, &tx, d, &finisher, |pid| {
+            assert_eq!(
+                job.finisher(),
+                pid,
+                "loss {loss}: the holder took the finish"
+            );
+        });
+        assert_eq!(job.lost_finishes(), loss);
+        assert_eq!(job.lost_attempts(0).unwrap(), 0, "no partition's attempt");
+        assert_eq!(
+            job.is_failed(),
+            loss == u32::from(LOST_ATTEMPTS_BEFORE_FAILING),
+            "loss {loss}: {:?}",
+            job.failure_reason()
+        );
+    }
+    let reason = job.failure_reason();
+    assert!(
+        reason
+            .contains("its finish (assembling, verifying and writing the proof) was lost 4 times")
+            && reason.contains("process (pid"),
+        "{reason}"
+    );
+    arena.remove().unwrap();
+}
+
 /// An epilogue that stops with its job's verified proof unwritten (a scale-down while
 /// `done/` is full) leaves its slot to recovery on purpose: that is no lost attempt, so a
 /// partition with earlier CUDA errors cannot fail a proved job that way. The mark is

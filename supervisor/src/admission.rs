@@ -18,6 +18,10 @@ use cuzk_stage_common::{BG2Stage, JobSpec, SyntheticJob};
 use cuzk_synthesis::{params_path, with_porep_circuits, CircuitsVisitor, PorepCircuits};
 use filecoin_proofs::MerkleTreeTrait;
 
+// A job's name in its record is the C1 file's whole name: the epilogue's result and the
+// supervisor's log make done/ paths from it.
+const _: () = assert!(cuzk_dropdir::MAX_C1_NAME_BYTES <= cuzk_shm_layout::job::NAME_BYTES);
+
 use crate::instance::shape_of_params;
 use crate::replica_check::check_replica_id;
 use crate::waiting::{stamp, Stamp};
@@ -429,6 +433,21 @@ pub fn retire_failed(arena: &Arena, drop_dir: &DropDir, timeline: &Timeline) -> 
         let name = job.name();
         let spec: Result<JobSpec, _> = job.decode_job();
         if let Ok(spec) = spec {
+            // Failed after its verified proof was written (a finisher killed between the
+            // write and the input's removal, whose redo then failed on something else):
+            // proved, not failed. Its input is retired as the finish would have.
+            if spec.synthetic.is_none() && drop_dir.is_proved(&spec.c1_path) {
+                if let Err(e) = drop_dir.retire_proved_input(&spec.c1_path) {
+                    retired.unmoved = Some(e.into());
+                    continue;
+                }
+                eprintln!(
+                    "cuzk: job {} ({name}): its proof is in done/; not failed for what came after it: {reason}",
+                    job.job_id()
+                );
+                job.retire();
+                continue;
+            }
             if spec.c1_path.exists() {
                 if let Err(e) = drop_dir.fail(&spec.c1_path, &reason) {
                     retired.unmoved = Some(e.into());
@@ -629,6 +648,47 @@ mod tests {
             "{reason}"
         );
         assert_eq!(arena.active_jobs().count(), 0);
+    }
+
+    /// A failed job whose proof is in done/ (its finisher killed after the write, the redo
+    /// failing on something else) is retired as proved: its input leaves working/, nothing
+    /// goes to failed/, and it is not among the failed ids. One without a proof goes to
+    /// failed/ with its reason.
+    #[test]
+    fn a_failed_job_whose_proof_is_written_is_retired_as_proved() {
+        let (tmp, drop_dir, arena) = setup(1 << 20);
+        let timeline = Timeline::open(None, "supervisor").unwrap();
+        let publish = |stem: &str| {
+            let working = drop_dir.working.join(format!("{stem}.json"));
+            std::fs::write(&working, b"{}").unwrap();
+            let spec = JobSpec {
+                c1_path: working.clone(),
+                miner_id: None,
+                sector_num: None,
+                params_path: tmp.path().join("x.params"),
+                data_dir: tmp.path().join("data"),
+                claimed_unix_ns: 0,
+                synthetic: None,
+                b_g2: BG2Stage::HostPrep,
+            };
+            let job = arena
+                .publish_job(&format!("{stem}.json"), &spec, &[()])
+                .unwrap();
+            job.mark_failed("its finish was lost 4 times");
+            (job.job_id(), working)
+        };
+        let (proved, proved_input) = publish("proved");
+        let (failed, failed_input) = publish("failed");
+        std::fs::write(drop_dir.done.join("proved.proof"), b"proof").unwrap();
+
+        let retired = retire_failed(&arena, &drop_dir, &timeline);
+
+        assert!(retired.unmoved.is_none());
+        assert_eq!(retired.ids, [failed]);
+        assert!(!proved_input.exists() && !failed_input.exists());
+        assert!(!drop_dir.failed.join("proved.json").exists());
+        assert!(drop_dir.failed.join("failed.json").exists());
+        assert!(arena.job(proved).is_err() && arena.job(failed).is_err());
     }
 
     /// A job the checks pass but the arena cannot publish (here: a blob window too small

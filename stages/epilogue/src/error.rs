@@ -58,3 +58,17 @@ pub enum EpilogueError {
         source: std::io::Error,
     },
 }
+
+impl EpilogueError {
+    /// Whether the error is a parameter file's (the verifying key, the inner-product SRS:
+    /// missing or unreadable), which the machine mends, not the job: a proof waits for it.
+    pub fn is_parameter_file_trouble(&self) -> bool {
+        matches!(
+            self,
+            EpilogueError::MissingParameterFile { .. }
+                | EpilogueError::BadParameterFile { .. }
+                | EpilogueError::MissingAggregationSrs { .. }
+                | EpilogueError::BadAggregationSrs { .. }
+        )
+    }
+}

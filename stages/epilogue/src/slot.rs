@@ -1,8 +1,9 @@
 //! The epilogue of one partition slot, and of its job once every partition is in.
 //!
 //! Per partition, with fresh r, s (bellperson's prover):
-//!   A = α + ΣA + r·δ,   B = β + ΣB + s·δ (G2),
-//!   C = s·A + r·ΣB_G1 − r·s·δ + H + L   (`cuzk_kernels::groth16::combine`)
+//!   A = α + ΣA + r·δ,   B = β + ΣB + s·δ (G2),   B_G1 = β + ΣB_G1 + s·δ (G1),
+//!   C = s·A + r·B_G1 − r·s·δ + H + L
+//!     = s·ΣA + r·ΣB_G1 + s·α + r·β + r·s·δ + H + L   (`cuzk_kernels::groth16::combine`)
 //! The 192-byte proof goes into the job record; the partition is marked done. The
 //! process whose mark completes the job (or, after a crash, the one that redoes that
 //! slot) assembles the proof, checks it with `verify_seal`, and writes it to done/.
@@ -61,6 +62,26 @@ pub fn record_partition(
     }
 }
 
+/// The job's proof from its partitions' (an aggregate for NonInteractivePoRep), checked
+/// with `verify_seal`. The verifying key and the inner-product SRS are looked at first, so
+/// that one gone bad since admission is named as such, not as a failed aggregation.
+fn assemble_and_verify(
+    name: &str,
+    c1: &cuzk_c1::C1Input,
+    partitions: &[PartitionProof],
+    timings: &mut BTreeMap<String, Duration>,
+) -> Result<Vec<u8>, crate::EpilogueError> {
+    crate::load_verifying_key(c1.proof_type())?;
+    crate::check_aggregation_srs(c1.proof_type())?;
+    let started = Instant::now();
+    let proof = assemble_proof(name, c1, partitions)?;
+    timings.insert("assemble".to_string(), started.elapsed());
+    let started = Instant::now();
+    verify_assembled_proof(name, c1, &proof, partitions)?;
+    timings.insert("verify".to_string(), started.elapsed());
+    Ok(proof)
+}
+
 /// How a job ended in the epilogue.
 #[derive(Debug)]
 pub enum JobOutcome {
@@ -68,8 +89,8 @@ pub enum JobOutcome {
     Written(std::path::PathBuf),
     /// A crash after the write: the proof was already in done/.
     AlreadyWritten,
-    /// Verified, but done/ could not be written before the process was asked to stop:
-    /// the job is neither done nor failed. Its last slot must stay held, so that recovery
+    /// Verified, but done/ could not be written before the process was asked to stop (or
+    /// not verified yet, its parameter files away): the job is neither done nor failed. Its last slot must stay held, so that recovery
     /// gives it back and the next epilogue redoes the finish.
     Unwritten,
 }
@@ -95,8 +116,13 @@ pub fn finish_job_to_dropdir(
     // or incoming/ being broken must not hold a proof back from a healthy done/.
     let drop_dir = DropDir::at(&spec.data_dir);
     if drop_dir.is_proved(&spec.c1_path) {
-        // Written before a crash; the input may still be in working/: retire it.
-        let _ = std::fs::remove_file(&spec.c1_path);
+        // Written before a crash (which may have come before done/ was fsynced or the
+        // input removed): done/ made durable, then the input retired. The proof is what
+        // counts; a removal that fails leaves the input to the start-up requeue, which
+        // drops an input with a proof.
+        if let Err(e) = drop_dir.retire_proved_input(&spec.c1_path) {
+            eprintln!("cuzk-epilogue: {e}; the proof is in done/, the input stays");
+        }
         return Ok(JobOutcome::AlreadyWritten);
     }
     let name = job.name();
@@ -105,12 +131,23 @@ pub fn finish_job_to_dropdir(
         .map(|p| job.partition_proof(p).map(PartitionProof))
         .collect::<Result<Vec<_>, _>>()?;
     let mut timings = BTreeMap::new();
-    let started = Instant::now();
-    let proof = assemble_proof(&name, &c1, &partitions)?;
-    timings.insert("assemble".to_string(), started.elapsed());
-    let started = Instant::now();
-    verify_assembled_proof(&name, &c1, &proof, &partitions)?;
-    timings.insert("verify".to_string(), started.elapsed());
+    let mut attempt = 0;
+    let proof = loop {
+        attempt += 1;
+        match assemble_and_verify(&name, &c1, &partitions, &mut timings) {
+            Ok(proof) => break proof,
+            // The parameter files are this machine's (paramfetch rewriting the cache),
+            // not the job's: its proofs wait for them as for a full done/. New files
+            // wait in incoming/ meanwhile (admission checks the same files).
+            Err(e) if e.is_parameter_file_trouble() => {
+                let e = anyhow::Error::new(e).context(format!("job {name}: not verified yet"));
+                if !retry_write(&e, attempt) {
+                    return Ok(JobOutcome::Unwritten);
+                }
+            }
+            Err(e) => return Err(e.into()),
+        }
+    };
     let claimed = Duration::from_nanos(
         cuzk_shm_layout::clock::unix_ns().saturating_sub(spec.claimed_unix_ns),
     );

@@ -44,9 +44,18 @@ impl DropDir {
             write_then_rename(&self.done, &with_extension(stem, "json"), result_json)?;
         fsync_dir(&self.done)?;
         let proof_path = write_then_rename(&self.done, &with_extension(stem, "proof"), proof)?;
+        self.retire_proved_input(working_file)?;
+        Ok((proof_path, result_path))
+    }
+
+    /// Retires the input of a job whose proof is in `done/` (written by this finish, or by
+    /// one that died before its input was removed): fsyncs `done/` first, so the proof
+    /// is durable before the input goes, removes the input and fsyncs its directory, and
+    /// removes an earlier failure's `failed/<stem>.reason` (best effort). An input already
+    /// gone is no error: a retry after a later step failed.
+    pub fn retire_proved_input(&self, working_file: &Path) -> Result<(), DropDirError> {
+        let stem = c1_stem_of(working_file)?;
         fsync_dir(&self.done)?;
-        // Gone already: a retry of a finish whose removal was done before a later step
-        // failed. The proof is what counts, and it is written.
         match std::fs::remove_file(working_file) {
             Ok(()) => fsync_dir(parent(working_file))?,
             Err(err) if err.kind() == io::ErrorKind::NotFound => {}
@@ -66,16 +75,25 @@ impl DropDir {
                 stale.display()
             );
         }
-        Ok((proof_path, result_path))
+        Ok(())
     }
 
     /// Moves the input to `failed/<name>`, after writing `failed/<stem>.reason` (UTC time and
     /// reason, one per line) durably, and fsyncs both directories. An earlier failed input
     /// of the same name is replaced. Works on a path in any of the directories.
+    ///
+    /// A `done/<stem>.json` without its `.proof` (a finish that died between the two, then
+    /// failed on its redo) is removed too, best effort: beside the reason it would read as
+    /// the job's result.
     pub fn fail(&self, input: &Path, reason: &str) -> Result<PathBuf, DropDirError> {
-        self.fail_if_present(input, reason)?.ok_or_else(|| {
+        let failed = self.fail_if_present(input, reason)?.ok_or_else(|| {
             DropDirError::io("move to failed/", input)(io::ErrorKind::NotFound.into())
-        })
+        })?;
+        let (proof, result) = self.done_paths(input);
+        if !proof.exists() && std::fs::remove_file(&result).is_ok() {
+            let _ = fsync_dir(&self.done);
+        }
+        Ok(failed)
     }
 
     /// [`DropDir::fail`], with `Ok(None)` when the input vanished (another supervisor took it).

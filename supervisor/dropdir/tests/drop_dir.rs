@@ -425,6 +425,47 @@ fn a_proved_resubmission_removes_the_earlier_failure_reason() {
     assert!(names(&dir.failed).is_empty(), "{:?}", names(&dir.failed));
 }
 
+/// A finish that died after its result file and before its proof, then failed on its
+/// redo: failing the job removes the lone result, which would read as its result beside
+/// the reason. A proved job's result stays whatever else fails later.
+#[test]
+fn failing_a_job_removes_a_result_left_without_its_proof() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DropDir::open(tmp.path()).unwrap();
+    let working = dir
+        .claim(&drop_file(&dir, "half.json", 2))
+        .unwrap()
+        .unwrap();
+    fs::write(dir.done.join("half.json"), b"{\"proof_base64\": \"...\"}").unwrap();
+    dir.fail(&working, "partition 3: lost 4 times").unwrap();
+    assert!(names(&dir.done).is_empty(), "{:?}", names(&dir.done));
+    assert_eq!(names(&dir.failed), ["half.json", "half.reason"]);
+
+    let working = dir
+        .claim(&drop_file(&dir, "whole.json", 2))
+        .unwrap()
+        .unwrap();
+    fs::write(dir.done.join("whole.json"), b"{}").unwrap();
+    fs::write(dir.done.join("whole.proof"), b"proof").unwrap();
+    dir.fail(&working, "not really").unwrap();
+    assert_eq!(names(&dir.done), ["whole.json", "whole.proof"]);
+}
+
+/// The redo of a finish whose proof is already in done/: the input is retired (and an
+/// earlier failure's reason of the name removed), a second call is no error.
+#[test]
+fn retiring_a_proved_input_removes_it_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DropDir::open(tmp.path()).unwrap();
+    let working = dir.claim(&drop_file(&dir, "p.json", 2)).unwrap().unwrap();
+    fs::write(dir.done.join("p.proof"), b"proof").unwrap();
+    fs::write(dir.failed.join("p.reason"), b"time: x\nreason: y\n").unwrap();
+    dir.retire_proved_input(&working).unwrap();
+    assert!(!working.exists());
+    assert!(names(&dir.failed).is_empty(), "{:?}", names(&dir.failed));
+    dir.retire_proved_input(&working).unwrap();
+}
+
 #[test]
 fn requeue_puts_working_back_unless_its_proof_exists() {
     let tmp = tempfile::tempdir().unwrap();

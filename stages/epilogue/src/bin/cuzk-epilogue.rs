@@ -49,10 +49,16 @@ fn run(args: Args) -> Result<()> {
                 return Ok(());
             }
         };
-        let finish = srs
-            .for_job(&spec)
-            .map(|srs| combine_slot(&claim, &srs.vk))
-            .and_then(|proof| record_partition(&job, p, &proof));
+        // A redo of a slot whose proof is in (its epilogue died finishing the job) needs
+        // neither the SRS nor a new combination: whatever fails there (the segment's
+        // mapping, say) must not fail a job whose proofs are all in.
+        let finish = if job.is_partition_done(p).unwrap_or(false) {
+            Ok(job.is_complete())
+        } else {
+            srs.for_job(&spec)
+                .map(|srs| combine_slot(&claim, &srs.vk))
+                .and_then(|proof| record_partition(&job, p, &proof))
+        };
         rt.timeline.emit(names::EPILOGUE_END, at);
         let must_finish = match finish {
             Ok(last) => last,
