@@ -13,12 +13,14 @@ use serde::{de::DeserializeOwned, Serialize};
 use crate::arena::Arena;
 use crate::clock::unix_ns;
 use crate::error::ShmError;
+pub use crate::job_words::DoneBits;
+use crate::job_words::{load_text, store_text};
 
 /// Most partitions one job may have: NonInteractivePoRep at 32/64 GiB has 126 (an
 /// interactive PoRep at most 10). One done bit each, in [`DONE_WORDS`] words.
 pub const MAX_PARTITIONS: usize = 128;
 /// Words of `JobRecord::partitions_done`.
-const DONE_WORDS: usize = MAX_PARTITIONS / 64;
+pub(crate) const DONE_WORDS: usize = MAX_PARTITIONS / 64;
 const _: () = assert!(MAX_PARTITIONS.is_multiple_of(64));
 /// Bytes of `JobRecord::name`: room for the longest C1 name the drop directory admits
 /// (`cuzk_dropdir::MAX_C1_NAME_BYTES`, 200; the supervisor asserts it), so that a job's
@@ -675,58 +677,6 @@ impl<'a> JobView<'a> {
     pub fn retire(self) {
         self.rec().word.store(0, Ordering::Release);
     }
-}
-
-/// A job's done bits read at one moment (`JobView::done_bits`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DoneBits([u64; DONE_WORDS]);
-
-impl DoneBits {
-    /// The word and the bit in it of `partition`.
-    fn place(partition: u32) -> (usize, u64) {
-        (partition as usize / 64, 1u64 << (partition % 64))
-    }
-
-    /// Whether `partition`'s bit is set.
-    pub fn has(&self, partition: u32) -> bool {
-        let (word, bit) = Self::place(partition);
-        self.0.get(word).is_some_and(|w| w & bit != 0)
-    }
-
-    /// How many bits are set.
-    pub fn count(&self) -> u32 {
-        self.0.iter().map(|w| w.count_ones()).sum()
-    }
-
-    /// The partitions whose bits are set, in order.
-    pub fn partitions(&self) -> impl Iterator<Item = u32> + '_ {
-        (0..MAX_PARTITIONS as u32).filter(|&p| self.has(p))
-    }
-}
-
-/// Writes UTF-8 text zero padded into atomic words (truncated to fit).
-fn store_text(words: &[AtomicU64], text: &str) {
-    let mut bytes = vec![0u8; words.len() * 8];
-    let mut n = text.len().min(bytes.len());
-    while !text.is_char_boundary(n) {
-        n -= 1;
-    }
-    bytes[..n].copy_from_slice(&text.as_bytes()[..n]);
-    for (w, chunk) in words.iter().zip(bytes.chunks(8)) {
-        w.store(
-            u64::from_le_bytes(chunk.try_into().unwrap()),
-            Ordering::Relaxed,
-        );
-    }
-}
-
-fn load_text(words: &[AtomicU64]) -> String {
-    let bytes: Vec<u8> = words
-        .iter()
-        .flat_map(|w| w.load(Ordering::Relaxed).to_le_bytes())
-        .take_while(|b| *b != 0)
-        .collect();
-    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 #[cfg(test)]

@@ -61,6 +61,7 @@ pub mod descriptor;
 pub mod error;
 pub mod header;
 pub mod job;
+mod job_words;
 pub mod recovery;
 pub mod shape;
 pub mod slot;

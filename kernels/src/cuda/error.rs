@@ -46,7 +46,10 @@ impl GpuError {
     /// NVRTC, kernels that do not compile or load, a device that does not open, device
     /// memory another process holds when the prover plans its buffers. The same would happen
     /// to every job, so none should fail for it: the gpu process exits and is restarted
-    /// after back-off while the jobs wait (`cuzk-gpu`).
+    /// after back-off while the jobs wait (`cuzk-gpu`). A sticky error met at a set-up step
+    /// is not one: it is an earlier fault's (a kernel that faulted while the device was
+    /// readied for a job) surfacing at the next call on the poisoned context, and taken
+    /// for set-up it would restart the process for ever with nothing counted.
     pub fn is_setup(&self) -> bool {
         match self {
             GpuError::NoDriver
@@ -54,14 +57,21 @@ impl GpuError {
             | GpuError::Compile(_)
             | GpuError::Cubin(_)
             | GpuError::OutOfMemory(_) => true,
-            GpuError::Cuda { step, .. } => matches!(
-                *step,
-                "open device"
-                    | "bind context"
-                    | "read compute capability"
-                    | "load kernel module"
-                    | "look up kernel"
-            ),
+            GpuError::Cuda {
+                step,
+                context_usable,
+                ..
+            } => {
+                *context_usable
+                    && matches!(
+                        *step,
+                        "open device"
+                            | "bind context"
+                            | "read compute capability"
+                            | "load kernel module"
+                            | "look up kernel"
+                    )
+            }
             GpuError::TooLarge(_) | GpuError::Input(_) => false,
         }
     }
@@ -147,6 +157,9 @@ mod tests {
             GpuError::TooLarge("2^28 scalars".into()),
             cuda("upload", E::CUDA_ERROR_INVALID_VALUE),
             cuda("msm accumulate", E::CUDA_ERROR_ILLEGAL_ADDRESS),
+            // An earlier fault on the context, met where a prover is made.
+            cuda("load kernel module", E::CUDA_ERROR_ILLEGAL_ADDRESS),
+            cuda("open device", E::CUDA_ERROR_LAUNCH_FAILED),
         ] {
             assert!(!e.is_setup(), "{e}");
         }

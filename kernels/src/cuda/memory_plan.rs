@@ -261,6 +261,21 @@ impl MemoryPlan {
         )
     }
 
+    /// Elements of the evaluation buffers (a, b, c, the NTT's scratch, the spares) and of
+    /// the scalars buffer: with spares, `prove` swaps the buffers an upload ahead filled
+    /// into place (a spare with `a`, `b`, or with the scalars), so they must all be of one
+    /// size; a smaller one swapped into a larger one's place would later meet a partition
+    /// it has no room for. Without spares nothing is swapped and the scalars take their
+    /// own count.
+    pub fn buffer_lens(&self) -> (usize, usize) {
+        let n = 1usize << self.max_log;
+        if self.spares == 0 {
+            return (n, self.max_scalars);
+        }
+        let both = n.max(self.max_scalars);
+        (both, both)
+    }
+
     /// Result slots of the G1 MSMs (all pieces of H, L, A, B_G1).
     pub fn g1_slots(&self) -> usize {
         // The Lagrange form's two sums over LD' (c's small and wide values) in one piece each.
@@ -274,7 +289,6 @@ impl MemoryPlan {
 
     /// Everything the prover allocates, with room to align each buffer to 256 bytes.
     pub fn bytes(&self) -> usize {
-        let n = 1usize << self.max_log;
         let (g1_terms, g2_terms) = self.max_terms();
         let bases = match self.stream_bytes {
             None => {
@@ -290,8 +304,8 @@ impl MemoryPlan {
                 + 3 * 256
         };
         bases
-            + (4 + self.spares) * (n * FR_BYTES + 256)
-            + self.max_scalars * FR_BYTES
+            + (4 + self.spares) * (self.buffer_lens().0 * FR_BYTES + 256)
+            + self.buffer_lens().1 * FR_BYTES
             + self.counts[1..].iter().map(|c| c * 12).sum::<usize>()
             + ntt::tables_bytes(self.max_log)
             + if self.ntt_full {

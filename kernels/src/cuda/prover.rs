@@ -657,8 +657,8 @@ impl GpuProver {
         if let Some((_, at)) = &g2 {
             d.download(&mut out2, *at, ks)?;
         }
-        // C folded into L: the inputs' part of Σ c_j·LD'_j, Σ_in z_k·Q_k, on the host while
-        // the device works (a few hundred terms; groth16::folded).
+        // C folded into L: the inputs' part of Σ c_j·LD'_j, Σ_in z_k·Q_k, on the host (a
+        // few hundred terms, after the blocking reads above; groth16::folded).
         let q_inputs_sum = match &self.lagrange {
             Some(lb) if folded => inputs_q_sum(&lb.q_inputs, p.scalars).map_err(GpuError::Input)?,
             _ => G1Projective::identity(),

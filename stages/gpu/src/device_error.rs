@@ -109,6 +109,15 @@ mod tests {
         let lost = cuda("launch NTT", E::CUDA_ERROR_ILLEGAL_ADDRESS, false);
         assert_eq!(after_device_error(&lost, || 1), RestartContext);
         assert_eq!(after_device_error(&lost, || 9), RestartContext);
+        // A fault while the device was readied ahead poisons the context; the next
+        // partition meets it where its prover is made: counted, not set-up.
+        let mut counted = false;
+        let poisoned = cuda("load kernel module", E::CUDA_ERROR_ILLEGAL_ADDRESS, false);
+        let answer = after_device_error(&poisoned, || {
+            counted = true;
+            1
+        });
+        assert_eq!((answer, counted), (RestartContext, true));
 
         for setup in [
             GpuError::NoNvrtc,

@@ -97,10 +97,13 @@ impl GpuProver {
                 ([empty; 4], Some(StreamBuffers::new(&dev, bufs)?))
             }
         };
-        let n = 1usize << max_log;
-        let abc = [0; 4].map(|_| dev.carve(n * FR_BYTES));
-        let spares = (0..plan.spares).map(|_| dev.carve(n * FR_BYTES)).collect();
-        let scalars = dev.carve(max_scalars * FR_BYTES);
+        // One size for the buffers `prove` swaps (MemoryPlan::buffer_lens).
+        let (evals_len, scalars_len) = plan.buffer_lens();
+        let abc = [0; 4].map(|_| dev.carve(evals_len * FR_BYTES));
+        let spares = (0..plan.spares)
+            .map(|_| dev.carve(evals_len * FR_BYTES))
+            .collect();
+        let scalars = dev.carve(scalars_len * FR_BYTES);
         let plans = [counts[1], counts[2], counts[3]].map(|c| dev.carve(c * 12));
         let full = plan
             .ntt_full

@@ -184,8 +184,21 @@ impl<'r> Serving<'r> {
                     parts.join(", ")
                 );
             }
-            // Met again, with its message, when the job's first partition comes.
-            Err(e) => eprintln!("cuzk-gpu: job {id}: readying ahead of its partitions: {e:#}"),
+            // Met again, with its message, when the job's first partition comes: a lost
+            // context then as that partition's lost attempt (not as set-up: GpuError::is_setup).
+            Err(e) => {
+                let lost = e
+                    .downcast_ref::<DeviceError>()
+                    .is_some_and(|DeviceError(gpu)| !gpu.context_usable());
+                eprintln!(
+                    "cuzk-gpu: job {id}: readying ahead of its partitions: {e:#}{}",
+                    if lost {
+                        "; the next partition finds the context lost and restarts this process"
+                    } else {
+                        ""
+                    }
+                );
+            }
         }
     }
 
