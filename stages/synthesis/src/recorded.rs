@@ -50,11 +50,28 @@ impl Combinations {
 /// on 16 cores, synthesis-bound, ran 1.19x the proofs a minute (docs/perf.md "Who makes a
 /// and b"). A partition synthesized with its combinations built (no recording, or one
 /// that did not fit) has them written either way; c is always left to the prover (c = a∘b).
+///
+/// The prover makes a and b from a recording, so with `CUZK_SYNTHESIS_R1CS=built` (none
+/// held) the default is `synthesis`, and `prover` asked for beside it is an error naming
+/// both: every partition would reach a slot without room for its a and b.
 pub fn slot_evals_from_env() -> Result<Evaluated, String> {
-    match std::env::var("CUZK_SYNTHESIS_AB").as_deref() {
-        Err(_) | Ok("") | Ok("prover") => Ok(Evaluated::ByProver),
-        Ok("synthesis") => Ok(Evaluated::Here(CValues::LeftOut)),
-        Ok(other) => Err(format!(
+    slot_evals(
+        std::env::var("CUZK_SYNTHESIS_AB").ok().as_deref(),
+        Combinations::from_env()?,
+    )
+}
+
+fn slot_evals(ab: Option<&str>, combinations: Combinations) -> Result<Evaluated, String> {
+    let built = combinations == Combinations::Built;
+    match ab {
+        None | Some("") if built => Ok(Evaluated::Here(CValues::LeftOut)),
+        None | Some("") => Ok(Evaluated::ByProver),
+        Some("prover") if built => Err(
+            "CUZK_SYNTHESIS_AB=prover needs the recorded R1CS, which CUZK_SYNTHESIS_R1CS=built turns off: unset one of them".to_string(),
+        ),
+        Some("prover") => Ok(Evaluated::ByProver),
+        Some("synthesis") => Ok(Evaluated::Here(CValues::LeftOut)),
+        Some(other) => Err(format!(
             "CUZK_SYNTHESIS_AB={other}: expected `synthesis` or `prover`"
         )),
     }
@@ -185,5 +202,34 @@ impl Recordings {
     #[cfg(test)]
     pub(crate) fn holds(&self, key: &Key) -> bool {
         self.known.lock().unwrap().contains_key(key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Who makes a and b, from the two variables: the prover by default, synthesis when
+    /// asked or when no R1CS is recorded (the prover has nothing to make them from), and
+    /// the prover asked for without a recording is refused naming both variables.
+    #[test]
+    fn a_and_b_go_to_the_prover_only_with_a_recording() {
+        use Combinations::{Built, Recorded};
+        let here = Ok(Evaluated::Here(CValues::LeftOut));
+        assert_eq!(slot_evals(None, Recorded), Ok(Evaluated::ByProver));
+        assert_eq!(
+            slot_evals(Some("prover"), Recorded),
+            Ok(Evaluated::ByProver)
+        );
+        assert_eq!(slot_evals(Some("synthesis"), Recorded), here);
+        assert_eq!(slot_evals(None, Built), here);
+        assert_eq!(slot_evals(Some(""), Built), here);
+        assert_eq!(slot_evals(Some("synthesis"), Built), here);
+        let both = slot_evals(Some("prover"), Built).unwrap_err();
+        assert!(
+            both.contains("CUZK_SYNTHESIS_AB=prover") && both.contains("CUZK_SYNTHESIS_R1CS=built"),
+            "{both}"
+        );
+        assert!(slot_evals(Some("gpu"), Recorded).is_err());
     }
 }

@@ -10,25 +10,30 @@ use cuzk_stage_common::slot_view::{capacity, seal_witness, witness_buffers};
 use cuzk_stage_common::SyntheticJob;
 use filecoin_proofs::MerkleTreeTrait;
 
-use crate::{with_porep_circuits, CircuitsVisitor, PorepCircuits, Split, ThreadedSynthesis};
+use crate::{
+    with_porep_circuits, CircuitsVisitor, ParamsShape, PorepCircuits, Split, ThreadedSynthesis,
+};
 
 /// Synthesizes partition `partition` of `c1` into the slot `claim` holds, a run of its
 /// challenges per thread of `synthesis`; says how it was split. C's values are left out
 /// (`CValues::LeftOut`): a slot has no c region, its prover makes c = a∘b. With `evals`
 /// [`Evaluated::ByProver`] a and b are left to the prover too where the partition comes
-/// from a recorded R1CS; the slot's meta says which (`slot_view::evals_by_prover`).
+/// from a recorded R1CS; the slot's meta says which (`slot_view::evals_by_prover`). A
+/// partition not of `params`' exact shape fails (`crate::exact`; `None`: not checked).
 pub fn synthesize_into_slot(
     c1: &C1Input,
     partition: usize,
     claim: &mut SlotClaim<'_>,
     synthesis: &ThreadedSynthesis,
     evals: Evaluated,
+    params: Option<&ParamsShape>,
 ) -> Result<(CircuitShape, Split)> {
     struct IntoSlot<'s, 'a> {
         partition: usize,
         claim: &'s mut SlotClaim<'a>,
         synthesis: &'s ThreadedSynthesis,
         evals: Evaluated,
+        params: Option<&'s ParamsShape>,
     }
     impl CircuitsVisitor for IntoSlot<'_, '_> {
         type Output = Result<(CircuitShape, Split)>;
@@ -45,9 +50,14 @@ pub fn synthesize_into_slot(
                 Evaluated::ByProver => Evaluated::ByProver,
             };
             let bufs = witness_buffers(self.claim);
-            let synthesized =
-                self.synthesis
-                    .synthesize_for(&circuits, self.partition, &cap, bufs, evals);
+            let synthesized = self.synthesis.synthesize_exact(
+                &circuits,
+                self.partition,
+                &cap,
+                bufs,
+                evals,
+                self.params,
+            );
             let (shape, split, written) = synthesized.with_context(|| {
                     format!(
                         "{}: partition {}: synthesis into a slot sized for {} constraints, {} inputs, {} aux",
@@ -69,6 +79,7 @@ pub fn synthesize_into_slot(
             claim,
             synthesis,
             evals,
+            params,
         },
     )?
 }

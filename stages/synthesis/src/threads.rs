@@ -6,7 +6,7 @@
 //! of blocks per thread, straight into the same buffers. The layout (where each block's
 //! rows and variables start) is measured once per proof type and challenge count.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::sync::{Mutex, OnceLock};
 
@@ -48,6 +48,13 @@ pub struct ThreadedSynthesis {
     known: Mutex<HashMap<Key, Option<BlockLayout>>>,
     /// With [`Combinations::Recorded`], each proof type's R1CS.
     recordings: Option<Recordings>,
+    /// Keys whose layout and recording a partition of its parameters' exact shape has
+    /// proved (`settle`); the others were measured from one C1 only and are dropped if its
+    /// partition fails.
+    proven: Mutex<HashSet<Key>>,
+    /// Keys whose circuit did not split on the last partition: marked for good (one piece
+    /// from then on) only once that partition is proved in one piece.
+    not_blocks: Mutex<HashSet<Key>>,
 }
 
 impl ThreadedSynthesis {
@@ -62,6 +69,40 @@ impl ThreadedSynthesis {
             threads: threads.max(1),
             known: Mutex::default(),
             recordings: (combinations == Combinations::Recorded).then(Recordings::default),
+            proven: Mutex::default(),
+            not_blocks: Mutex::default(),
+        }
+    }
+
+    /// Settles what partition `partition`'s synthesis measured, recorded or found for its
+    /// proof type: kept for good once a partition came out of the exact shape of its
+    /// parameters (`proved`, `crate::exact`), dropped when a partition fails before any
+    /// did. The layout and the recording are taken from a job's own C1, and a malformed one
+    /// (a Merkle path of another length builds a circuit of another size, which upstream
+    /// does not notice) would otherwise leave them to fail, or slow to one piece, every
+    /// later job of the type in this process.
+    pub(crate) fn settle<Tree: 'static + MerkleTreeTrait>(
+        &self,
+        circuits: &PorepCircuits<'_, Tree>,
+        partition: usize,
+        proved: bool,
+    ) {
+        let key = Self::key(circuits, partition);
+        let not_blocks = self.not_blocks.lock().expect("marks lock").remove(&key);
+        let mut proven = self.proven.lock().expect("proven lock");
+        if proved {
+            if not_blocks {
+                self.known
+                    .lock()
+                    .expect("layouts lock")
+                    .insert(key.clone(), None);
+            }
+            proven.insert(key);
+        } else if !proven.contains(&key) {
+            self.known.lock().expect("layouts lock").remove(&key);
+            if let Some(recordings) = &self.recordings {
+                recordings.drop_recording(&key);
+            }
         }
     }
 
@@ -215,8 +256,11 @@ impl ThreadedSynthesis {
                     Err(BlocksError::Witness(e)) => return Err(e.into()),
                     // This partition only: the next may get its threads.
                     Err(BlocksError::NoThread(why)) => why,
+                    // Marked for good by `settle` if the partition then proves well in
+                    // one piece (a malformed C1 is not blocks either).
                     Err(BlocksError::NotBlocks(why)) => {
-                        self.mark_one_piece(circuits, partition);
+                        let key = Self::key(circuits, partition);
+                        self.not_blocks.lock().expect("marks lock").insert(key);
                         why
                     }
                 }
@@ -262,16 +306,6 @@ impl ThreadedSynthesis {
             .expect("layouts lock")
             .insert(key, measured.as_ref().ok().copied());
         Ok(measured)
-    }
-
-    /// Marks a circuit type whose layout did not hold: it goes in one piece from now on.
-    fn mark_one_piece<Tree: 'static + MerkleTreeTrait>(
-        &self,
-        circuits: &PorepCircuits<'_, Tree>,
-        partition: usize,
-    ) {
-        let key = Self::key(circuits, partition);
-        self.known.lock().expect("layouts lock").insert(key, None);
     }
 }
 

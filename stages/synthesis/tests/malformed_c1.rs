@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use cuzk_c1::{C1Input, GivenIds};
 use cuzk_kernels::witness::{CircuitShape, Evaluated, OwnedWitness};
 use cuzk_synthesis::{
-    with_porep_circuits, CircuitsVisitor, Combinations, PorepCircuits, Split, ThreadedSynthesis,
+    with_porep_circuits, CircuitsVisitor, Combinations, ParamsShape, PorepCircuits, Split,
+    ThreadedSynthesis,
 };
 use filecoin_proofs::MerkleTreeTrait;
 
@@ -198,6 +199,118 @@ fn recording_a_malformed_c1s_circuit_is_an_error_not_a_panic() {
             names_it("C", &name, panic, c);
         } else {
             c.expect("C from the blank circuit");
+        }
+    }
+}
+
+/// The fixture as a bare C1 with the comm_d Merkle path of every challenge one level
+/// longer (its last level repeated) or shorter (its last level dropped): it parses, and
+/// upstream builds a circuit of another size from it without a panic.
+fn path_of_another_length(name: &str, longer: bool) -> C1Input {
+    use base64::Engine;
+    let envelope: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fixture()).unwrap()).unwrap();
+    let bare = base64::engine::general_purpose::STANDARD
+        .decode(envelope["Phase1Out"].as_str().unwrap())
+        .unwrap();
+    let mut c1: serde_json::Value = serde_json::from_slice(&bare).unwrap();
+    for challenge in c1["vanilla_proofs"]["StackedDrg2KiBV1"][0]
+        .as_array_mut()
+        .unwrap()
+    {
+        let path = challenge["comm_d_proofs"]["data"]["Single"]["path"]["path"]
+            .as_array_mut()
+            .unwrap();
+        if longer {
+            path.push(path.last().unwrap().clone());
+        } else {
+            path.pop();
+        }
+    }
+    let json = serde_json::to_vec(&c1).unwrap();
+    C1Input::from_bytes(Path::new(name), &json, GivenIds::default())
+        .expect("the C1 with a path of another length still parses")
+}
+
+/// Synthesizes partition 0 as the synthesis stage does, held to `params`.
+struct SynthesizeExact<'s> {
+    synthesis: &'s ThreadedSynthesis,
+    capacity: CircuitShape,
+    params: ParamsShape,
+}
+
+impl CircuitsVisitor for SynthesizeExact<'_> {
+    type Output = Result<Split, String>;
+    fn visit<Tree: 'static + MerkleTreeTrait>(
+        self,
+        circuits: PorepCircuits<'_, Tree>,
+    ) -> Self::Output {
+        let mut w = OwnedWitness::new(self.capacity);
+        self.synthesis
+            .synthesize_exact(
+                &circuits,
+                0,
+                &self.capacity,
+                w.buffers(),
+                Evaluated::ByProver,
+                Some(&self.params),
+            )
+            .map(|(_, split, _)| split)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// A C1 whose Merkle paths are a level too long or too short fails its partition, named,
+/// whether it comes first to a synthesis process (its layout and recording would be
+/// measured from it) or after a good one; and the good C1 after it is synthesized on its
+/// threads as before. Before, the bad C1's layout or recording, or its mark "not blocks",
+/// stayed with the process and failed (or slowed to one thread) every later job.
+#[test]
+fn a_merkle_path_of_another_length_fails_its_job_and_no_later_one() {
+    let good = C1Input::read(&fixture(), GivenIds::default()).unwrap();
+    let capacity = with_porep_circuits(&good, Shape).unwrap();
+    let params = ParamsShape {
+        num_inputs: capacity.num_inputs,
+        num_aux: capacity.num_aux,
+        domain_size: capacity.domain_size(),
+    };
+    // Room for the longer path's circuit: the slots of a larger sector size.
+    let roomy = CircuitShape {
+        num_constraints: capacity.num_constraints * 2,
+        num_inputs: capacity.num_inputs,
+        num_aux: capacity.num_aux * 2,
+    };
+    for longer in [true, false] {
+        let name = format!("path-{}.c1.json", if longer { "longer" } else { "shorter" });
+        let bad = path_of_another_length(&name, longer);
+        for (room, good_first) in [(capacity, false), (roomy, false), (roomy, true)] {
+            let synthesis = ThreadedSynthesis::with(2, Combinations::Recorded);
+            let run = |c1: &C1Input| {
+                with_porep_circuits(
+                    c1,
+                    SynthesizeExact {
+                        synthesis: &synthesis,
+                        capacity: room,
+                        params,
+                    },
+                )
+                .unwrap()
+            };
+            let case = format!("{name}, room {room:?}, good first {good_first}");
+            if good_first {
+                assert_eq!(run(&good), Ok(Split::Threads(2)), "{case}");
+            }
+            // Refused by the buffers (the slot path names the file around it), or, with
+            // room for it, by the parameters' shape.
+            let err = run(&bad).expect_err(&case);
+            assert!(
+                err.contains("than the buffers hold")
+                    || (err.contains(&name) && err.contains("not of StackedDrg2KiBV1_1's shape")),
+                "{case}: {err}"
+            );
+            for _ in 0..2 {
+                assert_eq!(run(&good), Ok(Split::Threads(2)), "{case}: after it");
+            }
         }
     }
 }

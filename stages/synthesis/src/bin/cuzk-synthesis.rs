@@ -11,7 +11,8 @@ use cuzk_shm_layout::timeline::names;
 use cuzk_shm_layout::{At, JobView, SlotState, Stage};
 use cuzk_stage_common::{JobSpec, StageArgs, StageRuntime};
 use cuzk_synthesis::{
-    slot_evals_from_env, synthesize_into_slot, synthetic_into_slot, Split, ThreadedSynthesis,
+    slot_evals_from_env, synthesize_into_slot, synthetic_into_slot, ParamsShape, Split,
+    ThreadedSynthesis,
 };
 
 #[derive(Parser)]
@@ -41,7 +42,7 @@ fn run(args: Args) -> Result<()> {
     let free_slots = rt.control.receiver(Stage::Synthesis)?;
     let to_prep = rt.control.sender(SlotState::Synthesized)?;
     // The last job's parsed C1: its partitions usually come one after another.
-    let mut c1_cache: Option<(u64, C1Input)> = None;
+    let mut c1_cache: Option<(u64, C1Input, Option<ParamsShape>)> = None;
     // A partition's challenges split over the threads this process may use (the stage's
     // `threads`, default one per CPU it is pinned to).
     let synthesis =
@@ -90,11 +91,29 @@ fn run(args: Args) -> Result<()> {
                 synthetic_into_slot(synthetic, p, &mut claim)?;
                 return Ok(());
             }
-            if c1_cache.as_ref().map(|(id, _)| *id) != Some(job.job_id()) {
-                c1_cache = Some((job.job_id(), spec.read_c1()?));
+            if c1_cache.as_ref().map(|(id, ..)| *id) != Some(job.job_id()) {
+                // Read for the exact-shape check (stages/synthesis/src/exact.rs); a file
+                // unreadable for a moment skips it rather than failing the job for the
+                // machine's trouble (host-prep checks the parameters again).
+                let params = ParamsShape::of(&spec.params_path)
+                    .inspect_err(|e| {
+                        eprintln!(
+                            "cuzk-synthesis: job {}: {e:#}; its partitions are not held to their parameters' exact shape",
+                            job.job_id()
+                        )
+                    })
+                    .ok();
+                c1_cache = Some((job.job_id(), spec.read_c1()?, params));
             }
-            let c1 = &c1_cache.as_ref().expect("just filled").1;
-            let (_, split) = synthesize_into_slot(c1, p as usize, &mut claim, &synthesis, evals)?;
+            let (_, c1, params) = c1_cache.as_ref().expect("just filled");
+            let (_, split) = synthesize_into_slot(
+                c1,
+                p as usize,
+                &mut claim,
+                &synthesis,
+                evals,
+                params.as_ref(),
+            )?;
             // Said once, and again whenever it changes (a circuit that does not split).
             if told_split.as_ref() != Some(&split) {
                 match &split {
