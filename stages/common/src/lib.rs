@@ -13,4 +13,4 @@ pub mod srs_cache;
 
 pub use job_spec::{BG2Stage, JobSpec, SyntheticJob};
 pub use runtime::{StageArgs, StageRuntime};
-pub use srs_cache::SrsCache;
+pub use srs_cache::{is_fault_in_the_file, SrsCache};

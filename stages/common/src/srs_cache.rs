@@ -16,6 +16,29 @@ use cuzk_shm_layout::{SrsKey, SrsSegment};
 use crate::params_check::{self, FileIdentity};
 use crate::JobSpec;
 
+/// Context on an SRS error whose fault lies in the parameter file's own bytes (a bad point,
+/// a truncated vector), as opposed to this machine (a full /dev/shm, a file away while the
+/// cache is fetched again): loading the same file fails the same way again.
+#[derive(Debug)]
+pub struct FaultInTheFile;
+
+impl std::fmt::Display for FaultInTheFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the parameter file itself is faulty")
+    }
+}
+
+/// Whether an error of `SrsCache::for_job` is the parameter file's own (the jobs proved
+/// with it fail) rather than this machine's (a stage gives its slot back and restarts
+/// after back-off, and the jobs wait).
+pub fn is_fault_in_the_file(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<FaultInTheFile>().is_some()
+        || e.chain().any(|c| {
+            c.downcast_ref::<cuzk_kernels::srs::SrsError>()
+                .is_some_and(|s| s.is_in_the_file())
+        })
+}
+
 pub struct SrsCache {
     dir: PathBuf,
     trust_params: bool,
@@ -80,11 +103,12 @@ impl SrsCache {
         if !self.segments.contains_key(params) {
             if let Some((seen, why)) = self.refused.get(params) {
                 if params_check::identity(params).as_ref() == Some(seen) {
-                    anyhow::bail!(
+                    return Err(anyhow::anyhow!(
                         "{}: refused when this process last loaded it, and unchanged since \
                          (replace the file): {why}",
                         params.display()
-                    );
+                    )
+                    .context(FaultInTheFile));
                 }
             }
             let segment = self.load(params)?;
@@ -171,11 +195,16 @@ impl SrsCache {
                 e.to_string()
             })
         });
+        let in_the_file = fault_in_file.is_some();
         if let (Some(why), Some(identity)) = (fault_in_file, identity) {
             self.refused.insert(params.to_path_buf(), (identity, why));
         }
-        let (segment, filled) =
-            loaded.with_context(|| format!("{}: loading into shared memory", params.display()))?;
+        let loaded =
+            loaded.with_context(|| format!("{}: loading into shared memory", params.display()));
+        let (segment, filled) = match loaded {
+            Err(e) if in_the_file => return Err(e.context(FaultInTheFile)),
+            loaded => loaded?,
+        };
         if filled && validation == Validation::Full {
             params_check::record_checked(params);
         }

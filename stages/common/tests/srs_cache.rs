@@ -7,7 +7,7 @@
 use bellperson::groth16::{generate_random_parameters, Parameters};
 use bellperson::{gadgets::boolean::AllocatedBit, Circuit, ConstraintSystem, SynthesisError};
 use blstrs::{Bls12, Scalar as Fr};
-use cuzk_stage_common::SrsCache;
+use cuzk_stage_common::{is_fault_in_the_file, SrsCache};
 use rand_chacha::rand_core::SeedableRng;
 use std::path::{Path, PathBuf};
 
@@ -119,15 +119,25 @@ fn a_file_that_failed_its_decode_is_refused_at_once_until_replaced() {
     std::fs::write(&path, &bad).unwrap();
 
     let mut cache = SrsCache::new(shm.path(), false);
+    // Away for a moment (a cache fetched again): the machine's trouble, not the file's.
+    let away = files.path().join("away");
+    std::fs::rename(&path, &away).unwrap();
+    let Err(missing) = cache.get(&path) else {
+        panic!("a missing file is refused")
+    };
+    assert!(!is_fault_in_the_file(&missing), "{missing:#}");
+    std::fs::rename(&away, &path).unwrap();
     let Err(first) = cache.get(&path) else {
         panic!("a bad point is refused")
     };
+    assert!(is_fault_in_the_file(&first), "{first:#}");
     let first = format!("{first:#}");
     assert!(first.contains("invalid point"), "{first}");
     assert!(!first.contains("refused when"), "{first}");
     let Err(again) = cache.get(&path) else {
         panic!("still refused")
     };
+    assert!(is_fault_in_the_file(&again), "{again:#}");
     let again = format!("{again:#}");
     assert!(
         again.contains("refused when this process last loaded it"),

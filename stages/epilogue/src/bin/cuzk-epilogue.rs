@@ -10,7 +10,7 @@ use cuzk_epilogue::slot::{combine_slot, finish_job_to_dropdir, record_partition,
 use cuzk_shm_layout::timeline::names;
 use cuzk_shm_layout::{At, SlotState, Stage};
 use cuzk_stage_common::pass_through::{live_job, ms};
-use cuzk_stage_common::{JobSpec, SrsCache, StageArgs, StageRuntime};
+use cuzk_stage_common::{is_fault_in_the_file, JobSpec, SrsCache, StageArgs, StageRuntime};
 
 #[derive(Parser)]
 #[command(
@@ -52,13 +52,27 @@ fn run(args: Args) -> Result<()> {
         // A redo of a slot whose proof is in (its epilogue died finishing the job) needs
         // neither the SRS nor a new combination: whatever fails there (the segment's
         // mapping, say) must not fail a job whose proofs are all in.
+        let mut srs_trouble = false;
         let finish = if job.is_partition_done(p).unwrap_or(false) {
             Ok(job.is_complete())
         } else {
             srs.for_job(&spec)
+                .inspect_err(|e| srs_trouble = !is_fault_in_the_file(e))
                 .map(|srs| combine_slot(&claim, &srs.vk))
                 .and_then(|proof| record_partition(&job, p, &proof))
         };
+        if srs_trouble {
+            // This machine's trouble (a full /dev/shm, the parameter file away a moment),
+            // not the job's: the slot goes back uncounted and the process restarts after
+            // back-off while the jobs wait (the host-prep and gpu stages do the same).
+            let e = finish.expect_err("set on an error");
+            claim.abandon()?;
+            anyhow::bail!(
+                "job {} ({}): the SRS cannot be loaded on this machine, its jobs wait: {e:#}",
+                job.job_id(),
+                job.name()
+            );
+        }
         rt.timeline.emit(names::EPILOGUE_END, at);
         let must_finish = match finish {
             Ok(last) => last,

@@ -15,7 +15,9 @@ use cuzk_shm_layout::timeline::names;
 use cuzk_shm_layout::{At, SlotClaim, SlotState, Stage, StageSender};
 use cuzk_stage_common::pass_through::{live_job, steps_ms};
 use cuzk_stage_common::runtime::{Lookahead, Turn};
-use cuzk_stage_common::{BG2Stage, JobSpec, SrsCache, StageArgs, StageRuntime};
+use cuzk_stage_common::{
+    is_fault_in_the_file, BG2Stage, JobSpec, SrsCache, StageArgs, StageRuntime,
+};
 
 #[derive(Parser)]
 #[command(
@@ -211,12 +213,15 @@ impl<'r> Serving<'r> {
         };
         let at = At::slot(job.job_id(), claim.partition(), claim.slot());
         rt.timeline.emit(names::GPU_START, at);
+        let mut srs_trouble = false;
         let proved = job
             .decode_job::<JobSpec>()
             .map_err(anyhow::Error::from)
             .and_then(|spec| {
                 self.record_circuit(&spec)?;
-                let srs = self.srs.for_job(&spec)?;
+                let srs = self.srs.for_job(&spec).inspect_err(|e| {
+                    srs_trouble = !is_fault_in_the_file(e);
+                })?;
                 let b_g2 = spec.b_g2_in(BG2Stage::Gpu);
                 let steps = prove_slot(self.device.as_mut(), &mut claim, &srs, b_g2, ahead)?;
                 if corrupt_if_asked(&job.name(), &mut claim) {
@@ -239,6 +244,17 @@ impl<'r> Serving<'r> {
                 rt.timeline
                     .emit_steps(names::GPU_END, at, &steps_ms(&steps));
                 self.to_epilogue.announce(claim.complete()?)?;
+            }
+            // The SRS could not be mapped for this machine's sake (a full /dev/shm, the
+            // parameter file away a moment): as for a device it cannot set up, the slot goes
+            // back uncounted and the process restarts after back-off; the jobs wait.
+            Err(e) if srs_trouble => {
+                claim.abandon()?;
+                anyhow::bail!(
+                    "job {} ({}): the SRS cannot be loaded on this machine, its jobs wait: {e:#}",
+                    job.job_id(),
+                    job.name()
+                );
             }
             Err(e) => {
                 let reason = format!("partition {}: gpu: {e:#}", claim.partition());

@@ -10,7 +10,9 @@ use cuzk_kernels::groth16::steps::PlanPieces;
 use cuzk_shm_layout::timeline::names;
 use cuzk_shm_layout::{At, SlotState, Stage};
 use cuzk_stage_common::pass_through::{live_job, ms};
-use cuzk_stage_common::{BG2Stage, JobSpec, SrsCache, StageArgs, StageRuntime};
+use cuzk_stage_common::{
+    is_fault_in_the_file, BG2Stage, JobSpec, SrsCache, StageArgs, StageRuntime,
+};
 
 #[derive(Parser)]
 #[command(
@@ -38,14 +40,31 @@ fn run(args: Args) -> Result<()> {
         };
         let at = At::slot(job.job_id(), claim.partition(), claim.slot());
         rt.timeline.emit(names::PREP_START, at);
+        let mut machine_trouble = false;
         let prepped = job
             .decode_job::<JobSpec>()
             .map_err(anyhow::Error::from)
             .and_then(|spec| {
                 let b_g2 = spec.b_g2_in(BG2Stage::HostPrep);
-                prep_slot(&mut claim, &srs.for_job(&spec)?, b_g2, &mut pieces)
+                let view = srs.for_job(&spec).inspect_err(|e| {
+                    machine_trouble = !is_fault_in_the_file(e);
+                })?;
+                prep_slot(&mut claim, &view, b_g2, &mut pieces)
             });
         match prepped {
+            // The SRS could not be loaded for this machine's sake (a full /dev/shm, the
+            // parameter file away while the cache is fetched again): no job's fault. The
+            // slot goes back uncounted, and this process ends to be restarted after
+            // back-off while the jobs wait, as the gpu stage does for a device it cannot
+            // set up; failing the job would empty the queue into failed/.
+            Err(e) if machine_trouble => {
+                claim.abandon()?;
+                anyhow::bail!(
+                    "job {} ({}): the SRS cannot be loaded on this machine, its jobs wait: {e:#}",
+                    job.job_id(),
+                    job.name()
+                );
+            }
             Ok(report) => {
                 let mut steps = vec![("prep_msm", ms(report.plan))];
                 if let Some(b_g2) = report.b_g2 {
