@@ -658,3 +658,48 @@ fn a_job_waits_in_incoming_while_its_verifying_key_is_away() {
     assert!(logs.contains("a.json waits in incoming/"), "{logs}");
     assert_eq!(logs.matches(") claimed").count(), 1, "claimed once\n{logs}");
 }
+
+/// The parameter file gone after its job was admitted (a cache fetched again) is this
+/// machine's trouble too: host-prep, unable to load the proving key, gives the slot back
+/// uncounted and restarts after back-off while the job waits in working/; once the file is
+/// back the job is proved and verifies, and nothing goes to failed/. Before, host-prep
+/// failed the job at once.
+#[test]
+fn an_admitted_job_waits_while_its_parameter_file_is_away() {
+    let cache = linked_param_cache();
+    let params = std::fs::read_dir(cache.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "params"))
+        .expect("the 2 KiB parameters in the test parameter cache");
+    let mut p = Pipeline::new(&counts(1, 1, 1, 1, 1));
+    p.write_config_with_cache(cache.path(), &counts(1, 1, 1, 1, 1));
+    p.start(&[]);
+    let a = fixture("porep-2KiB-a.c1.json");
+    p.submit(&a, "a.json");
+    // Admitted (claimed into working/), then the file goes, before host-prep's first
+    // partition (its synthesis takes seconds).
+    p.wait_for("a.json claimed", 2 * MINUTES, |p| {
+        p.files("working", ".json") == ["a.json"]
+    });
+    let away = params.with_extension("away");
+    std::fs::rename(&params, &away).unwrap();
+    p.wait_for("host-prep giving the slot back", 3 * MINUTES, |p| {
+        p.logs()
+            .contains("the SRS cannot be loaded on this machine, its jobs wait")
+    });
+    std::thread::sleep(Duration::from_secs(5));
+    assert_eq!(p.files("working", ".json"), ["a.json"], "{}", p.logs());
+    assert!(p.files("failed", "").is_empty(), "{}", p.logs());
+    std::fs::rename(&away, &params).unwrap();
+    p.wait_for(
+        "a's proof, once the parameters are back",
+        5 * MINUTES,
+        |p| p.files("done", ".proof") == ["a.proof"],
+    );
+    assert!(p.verifies(&a, "a.proof"), "a does not verify");
+    p.signal(libc::SIGTERM);
+    assert_eq!(p.wait_exit(5 * MINUTES), Some(0), "{}", p.logs());
+    assert!(p.files("failed", "").is_empty(), "{}", p.logs());
+}
