@@ -61,6 +61,13 @@ impl Arena {
             .filter(|job| job.finisher() == pid && job.take_left_unwritten())
             .map(|job| job.job_id())
             .collect();
+        // Jobs whose finish this pid held: read before any slot is returned, since an
+        // epilogue claiming the returned slot takes the finish over from the dead pid.
+        let finishing: Vec<u64> = self
+            .active_jobs()
+            .filter(|job| job.finisher() == pid)
+            .map(|job| job.job_id())
+            .collect();
         // Of the slots it held past synthesis, only the one it took first is its work when
         // it died: a process proves one partition at a time, and a slot held beyond that
         // (the gpu stage's next partition, taken ahead while the current one computes)
@@ -118,7 +125,7 @@ impl Arena {
                             // Its partition is in: if it held the job's finish, the finish
                             // was lost (counted on its own, so that a finish that keeps
                             // killing its epilogue fails the job rather than cycling).
-                            Some(job) if done && job.finisher() == pid => {
+                            Some(job) if done && finishing.contains(&job_id) => {
                                 job.note_lost_finish(&what);
                             }
                             Some(job) if !done => {

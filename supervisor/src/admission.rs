@@ -445,6 +445,13 @@ pub fn retire_failed(arena: &Arena, drop_dir: &DropDir, timeline: &Timeline) -> 
                     "cuzk: job {} ({name}): its proof is in done/; not failed for what came after it: {reason}",
                     job.job_id()
                 );
+                timeline.emit_full(
+                    names::JOB_DONE,
+                    At::job(job.job_id()),
+                    Some(&name),
+                    &[],
+                    Some("already written"),
+                );
                 job.retire();
                 continue;
             }

@@ -60,15 +60,15 @@ pub enum EpilogueError {
 }
 
 impl EpilogueError {
-    /// Whether the error is a parameter file's (the verifying key, the inner-product SRS:
-    /// missing or unreadable), which the machine mends, not the job: a proof waits for it.
+    /// Whether the error is a parameter file missing (the verifying key, the inner-product
+    /// SRS), which the machine mends (a cache being fetched again), not the job: a proof
+    /// waits for it. A file that is there but bad (truncated, corrupt, an SRS too small)
+    /// does not mend by waiting: its jobs fail, naming it.
     pub fn is_parameter_file_trouble(&self) -> bool {
         matches!(
             self,
             EpilogueError::MissingParameterFile { .. }
-                | EpilogueError::BadParameterFile { .. }
                 | EpilogueError::MissingAggregationSrs { .. }
-                | EpilogueError::BadAggregationSrs { .. }
         )
     }
 }

@@ -136,9 +136,9 @@ pub fn finish_job_to_dropdir(
         attempt += 1;
         match assemble_and_verify(&name, &c1, &partitions, &mut timings) {
             Ok(proof) => break proof,
-            // The parameter files are this machine's (paramfetch rewriting the cache),
-            // not the job's: its proofs wait for them as for a full done/. New files
-            // wait in incoming/ meanwhile (admission checks the same files).
+            // A parameter file missing is this machine's trouble (paramfetch rewriting
+            // the cache), not the job's: its proofs wait for it as for a full done/. New
+            // files wait in incoming/ meanwhile (admission checks the same files).
             Err(e) if e.is_parameter_file_trouble() => {
                 let e = anyhow::Error::new(e).context(format!("job {name}: not verified yet"));
                 if !retry_write(&e, attempt) {

@@ -52,7 +52,8 @@ impl ThreadedSynthesis {
     /// a partition of another shape is an invalid C1. Either way what the synthesis measured
     /// or recorded for the proof type is settled: kept once a partition proves it, dropped
     /// if its first partitions fail. Without `params` (its file unreadable for a moment)
-    /// nothing is held to them, and nothing is proved by this partition either.
+    /// nothing is held to them, and the partition settles nothing as proved: what it
+    /// measured is dropped as a failed one's would be (without failing it).
     pub fn synthesize_exact<Tree: 'static + MerkleTreeTrait>(
         &self,
         circuits: &PorepCircuits<'_, Tree>,
@@ -83,10 +84,9 @@ impl ThreadedSynthesis {
                 }
                 .into())
             });
-        match (&done, params) {
-            (Ok(_), None) => {}
-            (done, _) => self.settle(circuits, partition, done.is_ok()),
-        }
+        // Unchecked (no parameter shape), a partition proves nothing: what it measured or
+        // marked is dropped unless proved before, and taken again from the next one.
+        self.settle(circuits, partition, done.is_ok() && params.is_some());
         done
     }
 }

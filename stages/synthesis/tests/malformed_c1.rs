@@ -236,7 +236,7 @@ fn path_of_another_length(name: &str, longer: bool) -> C1Input {
 struct SynthesizeExact<'s> {
     synthesis: &'s ThreadedSynthesis,
     capacity: CircuitShape,
-    params: ParamsShape,
+    params: Option<ParamsShape>,
 }
 
 impl CircuitsVisitor for SynthesizeExact<'_> {
@@ -253,7 +253,7 @@ impl CircuitsVisitor for SynthesizeExact<'_> {
                 &self.capacity,
                 w.buffers(),
                 Evaluated::ByProver,
-                Some(&self.params),
+                self.params.as_ref(),
             )
             .map(|(_, split, _)| split)
             .map_err(|e| e.to_string())
@@ -284,32 +284,40 @@ fn a_merkle_path_of_another_length_fails_its_job_and_no_later_one() {
         let name = format!("path-{}.c1.json", if longer { "longer" } else { "shorter" });
         let bad = path_of_another_length(&name, longer);
         for (room, good_first) in [(capacity, false), (roomy, false), (roomy, true)] {
-            let synthesis = ThreadedSynthesis::with(2, Combinations::Recorded);
-            let run = |c1: &C1Input| {
-                with_porep_circuits(
-                    c1,
-                    SynthesizeExact {
-                        synthesis: &synthesis,
-                        capacity: room,
-                        params,
-                    },
-                )
-                .unwrap()
-            };
-            let case = format!("{name}, room {room:?}, good first {good_first}");
-            if good_first {
-                assert_eq!(run(&good), Ok(Split::Threads(2)), "{case}");
-            }
-            // Refused by the buffers (the slot path names the file around it), or, with
-            // room for it, by the parameters' shape.
-            let err = run(&bad).expect_err(&case);
-            assert!(
-                err.contains("than the buffers hold")
-                    || (err.contains(&name) && err.contains("not of StackedDrg2KiBV1_1's shape")),
-                "{case}: {err}"
-            );
-            for _ in 0..2 {
-                assert_eq!(run(&good), Ok(Split::Threads(2)), "{case}: after it");
+            // `checked` false: the parameter file unreadable when the bad C1 came, so
+            // nothing holds it to their shape (it may then be synthesized, unchecked).
+            for checked in [true, false] {
+                let synthesis = ThreadedSynthesis::with(2, Combinations::Recorded);
+                let run = |c1: &C1Input, checked: bool| {
+                    with_porep_circuits(
+                        c1,
+                        SynthesizeExact {
+                            synthesis: &synthesis,
+                            capacity: room,
+                            params: checked.then_some(params),
+                        },
+                    )
+                    .unwrap()
+                };
+                let case =
+                    format!("{name}, room {room:?}, good first {good_first}, checked {checked}");
+                if good_first {
+                    assert_eq!(run(&good, true), Ok(Split::Threads(2)), "{case}");
+                }
+                // Refused by the buffers (the slot path names the file around it), or, with
+                // room for it, by the parameters' shape.
+                match run(&bad, checked) {
+                    Err(err) => assert!(
+                        err.contains("than the buffers hold")
+                            || (err.contains(&name)
+                                && err.contains("not of StackedDrg2KiBV1_1's shape")),
+                        "{case}: {err}"
+                    ),
+                    Ok(split) => assert!(!checked, "{case}: synthesized ({split:?})"),
+                }
+                for _ in 0..2 {
+                    assert_eq!(run(&good, true), Ok(Split::Threads(2)), "{case}: after it");
+                }
             }
         }
     }

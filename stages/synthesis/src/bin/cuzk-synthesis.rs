@@ -54,7 +54,7 @@ fn run(args: Args) -> Result<()> {
             "cuzk-synthesis: a and b left to the prover (CUZK_SYNTHESIS_AB=prover, the default): slots get the assignment only"
         );
     } else {
-        eprintln!("cuzk-synthesis: a and b written by synthesis (CUZK_SYNTHESIS_AB=synthesis)");
+        eprintln!("cuzk-synthesis: a and b written by synthesis (CUZK_SYNTHESIS_AB=synthesis, or CUZK_SYNTHESIS_R1CS=built: no recording to make them from)");
     }
     let mut told_split = None;
     while !rt.stopping() {
