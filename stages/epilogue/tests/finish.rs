@@ -4,20 +4,18 @@
 //! The proof is made here with bellperson's prover over the test parameters
 //! (`$CUZK_TEST_PARAM_CACHE`, default /var/tmp/cuzk-test-params).
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use bellperson::groth16::create_random_proof;
 use cuzk_c1::{C1Input, GivenIds};
 use cuzk_epilogue::{finish_job, result_path, EpilogueError, PartitionProof};
-use cuzk_synthesis::{with_porep_circuits, CircuitsVisitor, PorepCircuits};
-use filecoin_proofs::constants::DefaultPieceHasher;
-use filecoin_proofs::MerkleTreeTrait;
-use rand::rngs::OsRng;
-use storage_proofs_core::compound_proof::CompoundProof;
-use storage_proofs_porep::stacked::{StackedCompound, StackedDrg};
+use cuzk_synthesis::with_porep_circuits;
+
+use common::ProveWithBellperson;
 
 fn c1() -> &'static C1Input {
     static C1: OnceLock<C1Input> = OnceLock::new();
@@ -30,29 +28,6 @@ fn c1() -> &'static C1Input {
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/porep-2KiB-a.c1.json");
         C1Input::read(&file, GivenIds::default()).unwrap()
     })
-}
-
-struct ProveWithBellperson;
-
-impl CircuitsVisitor for ProveWithBellperson {
-    type Output = Vec<PartitionProof>;
-    fn visit<Tree: 'static + MerkleTreeTrait>(
-        self,
-        circuits: PorepCircuits<'_, Tree>,
-    ) -> Self::Output {
-        let params = <StackedCompound<Tree, DefaultPieceHasher> as CompoundProof<
-            StackedDrg<'_, Tree, DefaultPieceHasher>,
-            _,
-        >>::groth_params::<OsRng>(None, circuits.vanilla_params())
-        .expect("2 KiB parameters in the test cache");
-        (0..circuits.partitions())
-            .map(|k| {
-                let partition = circuits.partition(k).unwrap();
-                let proof = create_random_proof(partition.circuit, &params, &mut OsRng).unwrap();
-                PartitionProof::from_groth16(&proof)
-            })
-            .collect()
-    }
 }
 
 fn partition_proofs() -> &'static [PartitionProof] {

@@ -7,46 +7,21 @@
 //! process, and this one points it at a cache of links to the test parameters
 //! (`$CUZK_TEST_PARAM_CACHE`, default /var/tmp/cuzk-test-params) whose `.vk` comes and goes.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
-use bellperson::groth16::create_random_proof;
 use cuzk_c1::{C1Input, GivenIds};
 use cuzk_epilogue::slot::{finish_job_to_dropdir, record_partition, JobOutcome};
 use cuzk_epilogue::PartitionProof;
 use cuzk_shm_layout::job::PROOF_BYTES;
 use cuzk_shm_layout::{Arena, ArenaConfig, PartitionShape};
 use cuzk_stage_common::{BG2Stage, JobSpec};
-use cuzk_synthesis::{with_porep_circuits, CircuitsVisitor, PorepCircuits};
-use filecoin_proofs::constants::DefaultPieceHasher;
-use filecoin_proofs::MerkleTreeTrait;
-use rand::rngs::OsRng;
-use storage_proofs_core::compound_proof::CompoundProof;
-use storage_proofs_porep::stacked::{StackedCompound, StackedDrg};
+use cuzk_synthesis::with_porep_circuits;
+
+use common::ProveWithBellperson;
 
 const FIXTURE: &str = "porep-2KiB-a.c1.json";
-
-struct ProveWithBellperson;
-
-impl CircuitsVisitor for ProveWithBellperson {
-    type Output = Vec<PartitionProof>;
-    fn visit<Tree: 'static + MerkleTreeTrait>(
-        self,
-        circuits: PorepCircuits<'_, Tree>,
-    ) -> Self::Output {
-        let params = <StackedCompound<Tree, DefaultPieceHasher> as CompoundProof<
-            StackedDrg<'_, Tree, DefaultPieceHasher>,
-            _,
-        >>::groth_params::<OsRng>(None, circuits.vanilla_params())
-        .expect("2 KiB parameters in the test cache");
-        (0..circuits.partitions())
-            .map(|k| {
-                let partition = circuits.partition(k).unwrap();
-                let proof = create_random_proof(partition.circuit, &params, &mut OsRng).unwrap();
-                PartitionProof::from_groth16(&proof)
-            })
-            .collect()
-    }
-}
 
 /// A parameter cache of links to every test parameter file; returns it and the `.vk`
 /// link's path (present).
