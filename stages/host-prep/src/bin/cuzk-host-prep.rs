@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Parser;
 use cuzk_host_prep::prep_slot;
 use cuzk_kernels::groth16::steps::PlanPieces;
@@ -49,7 +49,15 @@ fn run(args: Args) -> Result<()> {
                 let view = srs.for_job(&spec).inspect_err(|e| {
                     machine_trouble = !is_fault_in_the_file(e);
                 })?;
-                prep_slot(&mut claim, &view, b_g2, &mut pieces)
+                // Named: a mismatch between the circuit and the parameters is one of the
+                // two files, and the reason reaches failed/<stem>.reason.
+                prep_slot(&mut claim, &view, b_g2, &mut pieces).with_context(|| {
+                    format!(
+                        "{} against {}",
+                        spec.c1_path.display(),
+                        spec.params_path.display()
+                    )
+                })
             });
         match prepped {
             // The SRS could not be loaded for this machine's sake (a full /dev/shm, the

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Parser;
 use cuzk_c1::C1Input;
 use cuzk_shm_layout::timeline::names;
@@ -86,7 +86,9 @@ fn run(args: Args) -> Result<()> {
         let at = At::slot(job.job_id(), p, claim.slot());
         rt.timeline.emit(names::SYNTH_START, at);
         let synthesized = (|| -> Result<()> {
-            let spec: JobSpec = job.decode_job()?;
+            let spec: JobSpec = job
+                .decode_job()
+                .with_context(|| format!("job {} ({}): its record", job.job_id(), job.name()))?;
             if let Some(synthetic) = &spec.synthetic {
                 synthetic_into_slot(synthetic, p, &mut claim)?;
                 return Ok(());
