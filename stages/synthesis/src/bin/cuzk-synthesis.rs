@@ -54,7 +54,11 @@ fn run(args: Args) -> Result<()> {
             "cuzk-synthesis: a and b left to the prover (CUZK_SYNTHESIS_AB=prover, the default): slots get the assignment only"
         );
     } else {
-        eprintln!("cuzk-synthesis: a and b written by synthesis (CUZK_SYNTHESIS_AB=synthesis, or CUZK_SYNTHESIS_R1CS=built: no recording to make them from)");
+        let why = match std::env::var("CUZK_SYNTHESIS_AB").as_deref() {
+            Ok("synthesis") => "CUZK_SYNTHESIS_AB=synthesis",
+            _ => "CUZK_SYNTHESIS_R1CS=built: no recording to make them from",
+        };
+        eprintln!("cuzk-synthesis: a and b written by synthesis ({why})");
     }
     let mut told_split = None;
     while !rt.stopping() {
